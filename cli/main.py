@@ -1,0 +1,16 @@
+"""`svara`: the one command of the project. Sub-commands live in their own modules."""
+
+from __future__ import annotations
+
+import click
+
+from . import rules
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def svara() -> None:
+    """Svara (Свара): a self-hosted, voice-enabled table for the three-card game."""
+
+
+for command in rules.COMMANDS:
+    svara.add_command(command)
