@@ -30,8 +30,13 @@ def score_line(game: str, texts: list[str]) -> dict[str, Any]:
     """The JSON object of one hand (CardError when the cards are not a hand of the game)."""
     cards = parse_cards(texts)
     score = SCORERS[game].checked_score(cards)
-    return {"variant": game, "cards": [str(c) for c in cards], "points": score.points,
-            "absolute": score.absolute, "label": score.label}
+    return {
+        "variant": game,
+        "cards": [str(c) for c in cards],
+        "points": score.points,
+        "absolute": score.absolute,
+        "label": score.label,
+    }
 
 
 @click.command()

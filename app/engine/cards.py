@@ -157,7 +157,9 @@ class Shuffle(NamedTuple):
         n = len(players)
         if n * count > len(self.cards):
             raise CardError(f"a deck of {len(self.cards)} cannot deal {count} to {n} players")
-        return {p: tuple(self.cards[i + k * n] for k in range(count)) for i, p in enumerate(players)}
+        return {
+            p: tuple(self.cards[i + k * n] for k in range(count)) for i, p in enumerate(players)
+        }
 
 
 def verify_deal(

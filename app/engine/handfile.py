@@ -50,7 +50,9 @@ def _require(cond: bool, message: str) -> None:
 
 
 def _int(value: Any, what: str) -> int:
-    _require(isinstance(value, int) and not isinstance(value, bool), f"{what} must be a whole number")
+    _require(
+        isinstance(value, int) and not isinstance(value, bool), f"{what} must be a whole number"
+    )
     return value
 
 
@@ -69,8 +71,10 @@ def parse(doc: Any) -> HandFile:
     _require(isinstance(players, list) and len(players) >= 2, '"players" must list at least two')
     seats = []
     for i, p in enumerate(players):
-        _require(isinstance(p, dict) and isinstance(p.get("name"), str) and p["name"],
-                 f"players[{i}] needs a name")
+        _require(
+            isinstance(p, dict) and isinstance(p.get("name"), str) and p["name"],
+            f"players[{i}] needs a name",
+        )
         seats.append(Seat(p["name"], _int(p.get("balance"), f"players[{i}].balance")))
     names = [s.name for s in seats]
     _require(len(set(names)) == len(names), "player names must be distinct")
@@ -100,8 +104,10 @@ def parse(doc: Any) -> HandFile:
                 raise HandFileError(f"deals[{d}].{name}: {e}") from None
         all_cards = [c for hand in cards.values() for c in hand]
         _require(len(set(all_cards)) == len(all_cards), f"deals[{d}] deals a card twice")
-        _require(seed is None or commit is None or commitment(seed) == commit,
-                 f"deals[{d}]: the seed does not open the commitment")
+        _require(
+            seed is None or commit is None or commitment(seed) == commit,
+            f"deals[{d}]: the seed does not open the commitment",
+        )
         deals.append(Deal(cards, commit, seed))
 
     raw_actions = doc.get("actions", [])
@@ -152,8 +158,12 @@ def replay(hf: HandFile) -> Hand:
         waiting = ", ".join(hand.awaiting()) or "nobody"
         raise ReplayError(None, None, f"the hand is unfinished: waiting for {waiting}")
     for d, deal in enumerate(hand.deals):
-        if deal.seed and deal.commit and not verify_deal(
-            SCORERS[hf.variant.game].deck, list(deal.cards), deal.cards, deal.seed, deal.commit
+        if (
+            deal.seed
+            and deal.commit
+            and not verify_deal(
+                SCORERS[hf.variant.game].deck, list(deal.cards), deal.cards, deal.seed, deal.commit
+            )
         ):
             raise ReplayError(None, None, f"deal {d} does not match its shuffle seed")
     return hand
@@ -176,8 +186,11 @@ def record(hand: Hand, actions: Sequence[Action]) -> dict[str, Any]:
     """The stored hand file of a played hand: what `replay` turns back into the same hand."""
     variant = hand.variant
     base = PRESETS.get(variant.name) or PRESETS[variant.game]
-    rules = {k: list(v) if isinstance(v, tuple) else v
-             for k, v in variant.rules.items() if base.rules[k] != v}
+    rules = {
+        k: list(v) if isinstance(v, tuple) else v
+        for k, v in variant.rules.items()
+        if base.rules[k] != v
+    }
     deals = []
     for deal in hand.deals:
         out: dict[str, Any] = {name: [str(c) for c in cards] for name, cards in deal.cards.items()}

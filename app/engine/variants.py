@@ -73,8 +73,9 @@ GAME_PARAMS: dict[str, dict[str, Param]] = {
         Param("dark", bool, True, "the dark may be chosen (C-1.5)"),
         Param("dark_fee", int, 15, "what the dark costs (C-1.5, C-2.1)", 0, 1_000_000),
         Param("dark_min_players", int, 4, "participants needed to activate the dark (C-1.6)", 2, 8),
-        Param("look_fee", int, 15, "price of the dark player's privileged look (C-4.17)", 0,
-              1_000_000),
+        Param(
+            "look_fee", int, 15, "price of the dark player's privileged look (C-4.17)", 0, 1_000_000
+        ),
         Param("turn_seconds", int, 30, "time for one decision (C-4.1)", 5, 600),
         Param("ready_seconds", int, 30, "gathering timer between hands (C-1.3)", 5, 600),
         Param("svara_seconds", int, 30, "time to decide on a Svara entry (C-7.3)", 5, 600),
@@ -88,8 +89,7 @@ GAME_PARAMS: dict[str, dict[str, Param]] = {
         Param("turn_seconds", int, 20, "time for one decision (S-3.4)", 5, 600),
         Param("new_hand_seconds", int, 30, "time to press «Новая раздача» (S-1.6)", 5, 600),
         Param("show_seconds", int, 3, "time to show or muck a weaker hand (S-6.2)", 1, 60),
-        Param("tie_seconds", int, 10, "time for two tied players to split or cook (S-7.1)", 1,
-              120),
+        Param("tie_seconds", int, 10, "time for two tied players to split or cook (S-7.1)", 1, 120),
         Param("buy_in_seconds", int, 10, "time for each Svara buy-in offer (S-7.3)", 1, 120),
         Param("offline_seconds", int, 120, "offline time before standing up (S-1.7)", 10, 3600),
         Param("rake_percent", int, 3, "rake of the final pot, percent (S-8.1)", 0, 100),
@@ -131,8 +131,9 @@ class Variant:
 
     def with_rules(self, overrides: Mapping[str, Any], name: str | None = None) -> Variant:
         """A new variant with `overrides` checked against the game's parameters."""
-        return make_variant(name or self.name, self.game, self.description,
-                            {**self.rules, **overrides})
+        return make_variant(
+            name or self.name, self.game, self.description, {**self.rules, **overrides}
+        )
 
 
 def make_variant(name: str, game: str, description: str, values: Mapping[str, Any]) -> Variant:
@@ -146,26 +147,39 @@ def make_variant(name: str, game: str, description: str, values: Mapping[str, An
         raise VariantError(
             f"unknown rule key {unknown[0]!r} for {game}; known: {', '.join(params)}"
         )
-    rules = {key: p.check(values[key]) if key in values else p.default
-             for key, p in params.items()}
+    rules = {key: p.check(values[key]) if key in values else p.default for key, p in params.items()}
     return Variant(name, game, description, MappingProxyType(rules))
 
 
 PRESETS: dict[str, Variant] = {
     v.name: v
     for v in (
-        make_variant("classic", "classic", "37 cards with a joker, play from the balance (seed 000)",
-                     {}),
-        make_variant("shaha36", "shaha36", "36 cards, the 6♣ «шаха», pot limit, rake (seed 001)",
-                     {}),
+        make_variant(
+            "classic", "classic", "37 cards with a joker, play from the balance (seed 000)", {}
+        ),
+        make_variant(
+            "shaha36", "shaha36", "36 cards, the 6♣ «шаха», pot limit, rake (seed 001)", {}
+        ),
         make_variant("svara32", "svara32", "Bulgarian Svara, 32 cards, 7♣ joker (seed 004)", {}),
-        make_variant("svara32-traditional", "svara32",
-                     "svara32 with the blind chain of seed 003 (B-6)",
-                     {"blind_chain": True, "blind_pays_to_see": True, "last_blind_wins": True,
-                      "dealer_wins_unbet": True, "heads_up_call_ends": False, "dark": False}),
-        make_variant("svara32-practice", "svara32",
-                     "one player against the bot, 500 practice chips each, ante 10 (B-1.4)",
-                     {"seats": 2, "ante": 10, "practice": True, "bots": True}),
+        make_variant(
+            "svara32-traditional",
+            "svara32",
+            "svara32 with the blind chain of seed 003 (B-6)",
+            {
+                "blind_chain": True,
+                "blind_pays_to_see": True,
+                "last_blind_wins": True,
+                "dealer_wins_unbet": True,
+                "heads_up_call_ends": False,
+                "dark": False,
+            },
+        ),
+        make_variant(
+            "svara32-practice",
+            "svara32",
+            "one player against the bot, 500 practice chips each, ante 10 (B-1.4)",
+            {"seats": 2, "ante": 10, "practice": True, "bots": True},
+        ),
     )
 }
 
