@@ -73,6 +73,14 @@ class Legal(NamedTuple):
     def as_json(self) -> dict[str, Any]:
         return {k: v for k, v in self._asdict().items() if v is not None}
 
+    def allows(self, action: Action) -> bool:
+        """Whether `action` is this legal action (a fixed `to`, or one inside the range)."""
+        if action.do != self.do or action.deal != self.deal:
+            return False
+        if self.min_to is None or self.max_to is None:
+            return action.to == self.to
+        return action.to is not None and self.min_to <= action.to <= self.max_to
+
 
 class Transfer(NamedTuple):
     """One movement of money: from a player to the pot, the pot to a player, the pot to the
@@ -184,6 +192,22 @@ class Hand(ABC):
     @abstractmethod
     def next_dealer(self) -> str | None:
         """Who deals the next ordinary hand (C-6.3), once the hand is finished."""
+
+    # --- how a table starts a hand of this game (simulate, practice tables) ----------
+    @classmethod
+    def stake(cls, variant: Variant) -> int:
+        """What a simulated seat sits down with (and is topped up to when it runs short)."""
+        return 100 * variant["ante"]
+
+    @classmethod
+    def playable(cls, variant: Variant, balance: int) -> bool:
+        """Whether a seat with `balance` can take part in a hand (C-1.8: the ante at least)."""
+        return balance >= variant["ante"]
+
+    @classmethod
+    def dark_candidate(cls, variant: Variant, seats: Sequence[Seat], dealer: str) -> str | None:
+        """Who may choose the dark before the deal (the constructor's `dark`), if anyone."""
+        return None
 
     # --- shared helpers -----------------------------------------------------------------
     def public_events(self, viewer: str | None = None) -> list[dict[str, Any]]:
