@@ -1,0 +1,798 @@
+"""The `classic` hand (rules-classic.md, seed 000): one explicit state machine.
+
+The hand is built from the seats, the dealer, the dark choice and a deal source, and then
+fed `Action`s. Every action is checked against `legal()` before anything changes, so a
+refused action leaves the state as it was. The phases are:
+
+- `betting`: one player holds the turn (C-2.4 … C-4.19);
+- `vote`: a «Варить»/«Делить» proposal waits for the other players (C-5.1 … C-5.3);
+- `svara_entry`: the eligible players decide at once whether to buy in (C-7.3);
+- `dark_decision`: the original dark player chooses to go on dark in a Svara (C-7.5);
+- `finished`.
+
+The closing word (C-2.5, C-2.6, C-4.10a) is `closer`: with a bet open, the turn of the
+player holding it is the closing turn. A raise makes its author the holder; «Дал дальше»
+hands it to the next active player, who is then on his closing turn at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from math import ceil
+from typing import Any
+
+from .cards import Card
+from .hand import (
+    POT,
+    Action,
+    Deal,
+    DealSource,
+    Event,
+    Hand,
+    HandResult,
+    Legal,
+    RuleError,
+    Seat,
+    Transfer,
+    register,
+)
+from .scoring import SCORERS
+from .variants import Variant
+
+BETTING, VOTE, SVARA_ENTRY, DARK_DECISION, FINISHED = (
+    "betting",
+    "vote",
+    "svara_entry",
+    "dark_decision",
+    "finished",
+)
+ACTIVE, FOLDED, OUT, EXCLUDED = "active", "folded", "out", "excluded"
+
+DOS = (
+    "pass", "bet", "fold", "open", "lock", "look", "give_on", "propose", "agree", "refuse",
+    "join", "skip", "dark_on", "dark_off", "timeout",
+)  # fmt: skip
+# Actions after which a new deal may be drawn (the only step that can fail part-way).
+_MAY_DEAL = frozenset({"lock", "open", "agree", "join", "skip", "dark_on", "dark_off", "timeout"})
+
+FOLD = Legal("fold")
+PASS = Legal("pass")
+OPEN = Legal("open")
+AGREE = Legal("agree")
+REFUSE = Legal("refuse")
+SKIP = Legal("skip")
+DARK_OFF = Legal("dark_off")
+PROPOSALS = (Legal("propose", deal="cook"), Legal("propose", deal="split"))
+
+_SCORE = SCORERS["classic"].table
+
+
+def _key(cards: Sequence[Card]) -> int:
+    a, b, c = cards
+    return _SCORE[a.bit | b.bit | c.bit].key
+
+
+def describe(item: Action | Legal) -> str:
+    """An action as a player would name it in an error message: `bet 20`, `propose split`."""
+    words = [item.do]
+    if item.to is not None:
+        words.append(str(item.to))
+    if item.deal is not None:
+        words.append(item.deal)
+    return " ".join(words)
+
+
+@register
+class ClassicHand(Hand):
+    """A `classic` hand from the ante to the award, through any number of Svaras."""
+
+    game = "classic"
+
+    def __init__(
+        self,
+        variant: Variant,
+        seats: Sequence[Seat],
+        dealer: str,
+        deals: DealSource,
+        dark: str | None = None,
+    ):
+        super().__init__(variant, seats, dealer, deals, dark)
+        rules = variant.rules
+        self.names: tuple[str, ...] = tuple(s.name for s in self.seats)
+        self.n = len(self.names)
+        if dealer not in self.names:
+            raise RuleError(f"the dealer {dealer} is not seated at the table")
+        if dark is not None and dark not in self.names:
+            raise RuleError(f"the dark player {dark} is not seated at the table")
+        self.seat_of = {name: i for i, name in enumerate(self.names)}
+        self.ante: int = rules["ante"]
+        self.levels: tuple[int, ...] = tuple(sorted(set(rules["levels"])))
+        self.dark_fee: int = rules["dark_fee"]
+        self.look_fee: int = rules["look_fee"]
+        self.balance = {s.name: s.balance for s in self.seats}
+        self.paid = dict.fromkeys(self.names, 0)
+        self.pot = 0
+        # C-1.6, C-1.8: a seat with less than the ante does not enter the hand at all.
+        self.participants = tuple(n for n in self.names if self.balance[n] >= self.ante)
+        if len(self.participants) < 2:
+            raise RuleError("a hand needs at least two participants with the ante (C-1.1, C-1.8)")
+        self.state = {n: (OUT if n in self.participants else EXCLUDED) for n in self.names}
+        # C-2.3: a dealer who is not a participant passes the deal clockwise.
+        self.button = dealer if dealer in self.participants else self._next_of(dealer)
+        self.phase = BETTING
+        self.round = 0
+        self.winners: list[str] = []
+        self._next_dealer: str | None = None
+        self.timed_out: set[str] = set()
+        # The deal in play (reset by `_start_deal`).
+        self.dealt: tuple[str, ...] = ()
+        self.cards: dict[str, tuple[Card, ...]] = {}
+        self.active: set[str] = set()
+        self.level: int | None = None
+        self.closer: str | None = None
+        self.turn: str | None = None
+        self.answered: set[str] = set()
+        self.anchor = self.button
+        self.dark_now: str | None = None
+        self.dark_waiting = False
+        self.privilege = False
+        self.links: dict[str, str] = {}
+        self.seen: dict[str, frozenset[str]] = {}
+        self.shown: set[str] = set()
+        self.timeout_passes = True
+        self.vote_spent = False
+        self.proposer: str | None = None
+        self.proposal: str | None = None
+        self.voters: set[str] = set()
+        # A Svara being formed (C-7.2, C-7.3).
+        self.free: frozenset[str] = frozenset()
+        self.fee = 0
+        self.pending: set[str] = set()
+        self.joined: set[str] = set()
+        self.entrants: tuple[str, ...] = ()
+        self._legal_cache: tuple[str | None, list[Legal]] = (None, [])
+
+        self.dark_line = self._dark_activation(dark)
+        for p in self.participants:  # C-2.1
+            self._pay(p, self.ante, "ante")
+        self._emit("ante", None, amount=self.ante, players=list(self.participants))
+        if self.dark_line is not None:
+            self._pay(self.dark_line, self.dark_fee, "dark")
+            self._emit("dark", self.dark_line, amount=self.dark_fee)
+        self._start_deal(self.participants, self.dark_line)
+
+    # --- starting a hand (hooks of the Hand base) ---------------------------------------
+    @classmethod
+    def dark_candidate(cls, variant: Variant, seats: Sequence[Seat], dealer: str) -> str | None:
+        """C-1.5: the nearest participant clockwise from the dealer, if he can pay for it."""
+        if not variant["dark"]:
+            return None
+        names = [s.name for s in seats]
+        i = names.index(dealer)
+        for k in range(1, len(seats)):
+            seat = seats[(i + k) % len(seats)]
+            if cls.playable(variant, seat.balance):
+                return seat.name if seat.balance >= variant["ante"] + variant["dark_fee"] else None
+        return None
+
+    def _dark_activation(self, dark: str | None) -> str | None:
+        """C-1.6: the dark is active only with ≥ 4 participants, an unchanged dealer and
+        candidate, and 25 ₽; otherwise it is an ordinary «Готов» and costs nothing."""
+        if dark is None:
+            return None
+        if not self.variant["dark"]:
+            reason = "the table does not allow the dark"
+        elif dark not in self.participants:
+            reason = f"{dark} has less than the ante and does not enter the hand"
+        elif len(self.participants) < self.variant["dark_min_players"]:
+            reason = f"fewer than {self.variant['dark_min_players']} participants"
+        elif self.button != self.dealer or self._next_of(self.button) != dark:
+            reason = "the dealer or the candidate's position changed"
+        elif self.balance[dark] < self.ante + self.dark_fee:
+            reason = f"balance below {self.ante + self.dark_fee}"
+        else:
+            return dark
+        self._emit("dark_downgraded", dark, reason=reason)
+        return None
+
+    # --- seats --------------------------------------------------------------------------
+    def _next_of(self, name: str, pool: Iterable[str] | None = None) -> str:
+        """The nearest seat clockwise after `name` that is in `pool` (participants)."""
+        members = self.participants if pool is None else pool
+        i = self.seat_of[name]
+        for k in range(1, self.n + 1):
+            q = self.names[(i + k) % self.n]
+            if q in members:
+                return q
+        raise RuleError("nobody left to take the turn")
+
+    def _next_active(self, name: str) -> str:
+        names, n, active = self.names, self.n, self.active
+        i = self.seat_of[name]
+        for k in range(1, n):
+            q = names[(i + k) % n]
+            if q in active:
+                return q
+        raise RuleError("nobody left to take the turn")
+
+    def _prev_active(self, name: str) -> str:
+        names, n, active = self.names, self.n, self.active
+        i = self.seat_of[name]
+        for k in range(1, n):
+            q = names[(i - k) % n]
+            if q in active:
+                return q
+        raise RuleError("nobody left to take the turn")
+
+    def _last_word(self) -> str:
+        """C-2.7: with no bet, the last word is the dealer's, or in a Svara without him the
+        last active player in turn order (the nearest one counter-clockwise from the dealer)."""
+        names, n, active = self.names, self.n, self.active
+        i = self.seat_of[self.anchor]
+        for k in range(n):
+            q = names[(i - k) % n]
+            if q in active:
+                return q
+        raise RuleError("nobody left to take the turn")
+
+    def _in_seat_order(self, players: Iterable[str]) -> tuple[str, ...]:
+        return tuple(sorted(players, key=self.seat_of.__getitem__))
+
+    def _from_button(self, players: Iterable[str]) -> tuple[str, ...]:
+        """`players` clockwise starting after the dealer: the dealing order (C-2.4)."""
+        base = self.seat_of[self.button]
+        return tuple(sorted(players, key=lambda p: (self.seat_of[p] - base - 1) % self.n))
+
+    # --- money and events ---------------------------------------------------------------
+    def _pay(self, player: str, amount: int, kind: str) -> None:
+        self.balance[player] -= amount
+        self.paid[player] += amount
+        self.pot += amount
+        self.transfers.append(Transfer(amount, player, POT, kind))
+
+    def _award(self, player: str, amount: int, kind: str) -> None:
+        self.balance[player] += amount
+        self.pot -= amount
+        self.transfers.append(Transfer(amount, POT, player, kind))
+
+    def _emit(
+        self, kind: str, player: str | None, only: tuple[str, ...] | None = None, **data: Any
+    ) -> None:
+        """Record an event; `only` limits it to those players (a look's two hands)."""
+        self.events.append(Event(kind, player, data, only))
+
+    # --- what is happening --------------------------------------------------------------
+    @property
+    def finished(self) -> bool:
+        return self.phase == FINISHED
+
+    @property
+    def next_dealer(self) -> str | None:
+        return self._next_dealer
+
+    def awaiting(self) -> tuple[str, ...]:
+        if self.phase == BETTING:
+            return (self.turn,) if self.turn is not None else ()
+        if self.phase == VOTE:
+            return self._in_seat_order(self.voters)
+        if self.phase == SVARA_ENTRY:
+            return self._in_seat_order(self.pending)
+        if self.phase == DARK_DECISION:
+            return (self.dark_line,) if self.dark_line is not None else ()
+        return ()
+
+    def legal(self, player: str | None) -> list[Legal]:
+        cached_for, cached = self._legal_cache
+        if cached_for == player and player is not None:
+            return cached
+        out = self._legal(player) if player is not None else []
+        self._legal_cache = (player, out)
+        return out
+
+    def _legal(self, player: str) -> list[Legal]:
+        phase = self.phase
+        if phase == BETTING:
+            return self._betting_legal(player) if player == self.turn else []
+        if phase == VOTE:
+            if player in self.voters:
+                return [AGREE, REFUSE]
+            if player == self.proposer:  # C-5.3: an ordinary action cancels the proposal
+                return self._betting_legal(player)
+            return []
+        if phase == SVARA_ENTRY:
+            return [Legal("join", price=self.fee), SKIP] if player in self.pending else []
+        if phase == DARK_DECISION and player == self.dark_line:
+            return [Legal("dark_on", price=self.dark_fee), DARK_OFF]
+        return []
+
+    def _betting_legal(self, p: str) -> list[Legal]:
+        level, balance, levels = self.level, self.balance[p], self.levels
+        if level is None:  # C-4.4, C-4.5, C-2.7
+            last = p == self._last_word()
+            out = [OPEN if last else PASS]
+            out += [Legal("bet", n, n) for n in levels if n <= balance]
+            if not last:
+                out.append(FOLD)
+            return out
+        out = []
+        can_pay = balance >= level
+        look = self._look_legal(p, balance)
+        if self.dark_waiting and p == self.dark_now:  # C-2.5: pay 30, look for 15, or fold
+            if can_pay:
+                out.append(Legal("bet", level, level))
+            if look is not None:
+                out.append(look)
+            out.append(FOLD)
+            return out
+        if p == self.closer:  # C-4.10a: the closing turn
+            if can_pay:
+                if len(self.active) == 2:
+                    out.append(Legal("lock", price=level))
+                out.append(Legal("give_on", price=level))
+                out += [Legal("give_on", n, level) for n in levels if n > level]
+            if look is not None:
+                out.append(look)
+            out.append(FOLD)
+            if len(self.active) <= 3 and not self.vote_spent and self.phase == BETTING:
+                out += PROPOSALS  # C-5.1
+            return out
+        if can_pay:
+            out.append(Legal("bet", level, level))
+        out += [Legal("bet", n, n) for n in levels if level < n <= balance]  # C-4.5
+        if look is not None:
+            out.append(look)
+        out.append(FOLD)
+        return out
+
+    def _look_legal(self, p: str, balance: int) -> Legal | None:
+        """C-4.11, C-4.16, C-4.17: ≥ 3 active, the previous active player has just paid the
+        level, nobody but the dark player looks before his first decision."""
+        if len(self.active) < 3 or (self.dark_waiting and p != self.dark_now):
+            return None
+        if self._prev_active(p) not in self.answered:
+            return None
+        price = self.look_fee if (self.privilege and p == self.dark_now) else self.level
+        return Legal("look", price=price) if price is not None and balance >= price else None
+
+    # --- acting -------------------------------------------------------------------------
+    def act(self, action: Action) -> list[Event]:
+        p, do = action.player, action.do
+        if self.phase == FINISHED:
+            raise RuleError("the hand is already over", p)
+        if do not in DOS:
+            raise RuleError(f"unknown action {do!r} in classic; known: {', '.join(DOS)}", p)
+        waiting = self.awaiting()
+        legal = self.legal(p)
+        if do == "timeout":
+            if action.to is not None or action.deal is not None:
+                raise RuleError("a timeout carries no amount and no deal", p)
+            if p not in waiting and not (self.phase == VOTE and p == self.proposer):
+                raise RuleError(self._not_your_turn(p, waiting), p)
+        elif not any(option.allows(action) for option in legal):
+            if not legal:
+                raise RuleError(self._not_your_turn(p, waiting), p)
+            options = ", ".join(describe(option) for option in legal)
+            raise RuleError(f"{p} may not {describe(action)} now; legal: {options}", p)
+        start = len(self.events)
+        if do in _MAY_DEAL:
+            snapshot = self._snapshot()
+            try:
+                self._apply(action)
+            except RuleError:
+                self.__dict__.update(snapshot)
+                raise
+        else:
+            self._apply(action)
+        self._legal_cache = (None, [])
+        return self.events[start:]
+
+    def _not_your_turn(self, p: str, waiting: Sequence[str]) -> str:
+        names = ", ".join(waiting) or "nobody"
+        return f"it is not {p}'s turn: waiting for {names} ({self.phase})"
+
+    def _snapshot(self) -> dict[str, Any]:
+        """A copy of the state, one container deep (every container holds immutable
+        values), so that a deal source failing part-way leaves the hand untouched."""
+        return {
+            k: v.copy() if isinstance(v, list | dict | set) else v for k, v in self.__dict__.items()
+        }
+
+    def _apply(self, action: Action) -> None:
+        p, do = action.player, action.do
+        self._legal_cache = (None, [])
+        if self.phase == VOTE and p == self.proposer and do != "timeout":
+            self._end_vote("cancelled", p)  # C-5.3
+        if do == "timeout":
+            self._timeout(p)
+        elif do == "pass":
+            self.timeout_passes = False
+            self._pass(p, timeout=False)
+        elif do == "bet":
+            assert action.to is not None
+            self._bet(p, action.to)
+        elif do == "fold":
+            self._fold(p, None)
+        elif do == "look":
+            self._look(p)
+        elif do == "give_on":
+            self._give_on(p, action.to)
+        elif do == "lock":  # C-4.8
+            self._pay(p, self._level(), "bet")
+            self._emit("lock", p, amount=self._level())
+            self._showdown()
+        elif do == "open":  # C-4.7
+            self._emit("open", p, by="player")
+            self._showdown()
+        elif do == "propose":
+            self._propose(p, action.deal or "")
+        elif do == "agree":
+            self._agree(p)
+        elif do == "refuse":  # C-5.2: one refusal ends the vote; the same turn goes on
+            self._emit("refuse", p)
+            self._end_vote(None, None)
+            self.vote_spent = True
+        elif do in ("join", "skip"):
+            self._entry(p, do == "join", timeout=False)
+        else:
+            self._dark_choice(do == "dark_on", timeout=False)
+
+    def _level(self) -> int:
+        assert self.level is not None
+        return self.level
+
+    # --- the turn -----------------------------------------------------------------------
+    def _move_turn(self, q: str) -> None:
+        """Give `q` the turn; without the money for the level he folds at once (C-4.12)."""
+        self.turn = q
+        self.vote_spent = False
+        level = self.level
+        if (
+            level is not None
+            and self.balance[q] < level
+            and not any(option.do == "look" for option in self._betting_legal(q))
+        ):
+            self._fold(q, "money")
+
+    def _pass(self, p: str, timeout: bool) -> None:
+        self._emit("pass", p, **({"timeout": True} if timeout else {}))
+        self._move_turn(self._next_active(p))
+
+    def _bet(self, p: str, to: int) -> None:
+        """«Дал N» (C-4.5): opens, answers or raises, paying N in full (C-4.3)."""
+        raised = self.level is None or to > self.level
+        self._pay(p, to, "bet")
+        if raised:
+            self.level, self.closer, self.answered = to, p, {p}
+        else:
+            self.answered.add(p)
+        self._emit("bet", p, to=to, amount=to, **({"raise": True} if raised else {}))
+        if self.dark_waiting and p == self.dark_now:
+            self._dark_decided(p)
+        self._move_turn(self._next_active(p))
+
+    def _dark_decided(self, p: str) -> None:
+        """C-2.5, C-4.18: after the dark player's first decision the next active player holds
+        the closing word (it never comes back to him as the author of the 30)."""
+        self.dark_waiting = False
+        if self.closer is None:
+            self.closer = self._next_active(p)
+
+    def _give_on(self, p: str, to: int | None) -> None:
+        level = self._level()
+        self._pay(p, level, "bet")
+        if to is None:  # C-4.9: the same closing decision goes to the next active player
+            self.answered.add(p)
+            self.closer = self._next_active(p)
+            self._emit("give_on", p, amount=level)
+            self._move_turn(self.closer)
+        else:  # C-4.10: pays L, opens N; the closing word stays his
+            self.level, self.answered = to, set()
+            self._emit("give_on", p, to=to, amount=level)
+            self._move_turn(self._next_active(p))
+
+    def _fold(self, p: str, reason: str | None) -> None:
+        """«Упал» (C-4.6), also by timeout or want of money (C-4.12)."""
+        if self.dark_waiting and p == self.dark_now:
+            self._dark_decided(p)
+        after = self._next_active(p)
+        self.active.discard(p)
+        self.state[p] = FOLDED
+        self._emit("fold", p, **({"reason": reason} if reason else {}))
+        if len(self.active) == 1:  # C-6.2: the last player wins at once, cards unseen
+            self._award_pot(after, "award")
+            return
+        if p == self.closer:  # C-2.6a
+            self.closer = after
+        if self.turn == p:
+            self._move_turn(after)
+
+    def _look(self, p: str) -> None:
+        """«Смотреться» (C-4.11, C-4.14, C-4.17)."""
+        target = self._prev_active(p)
+        privileged = self.privilege and p == self.dark_now
+        price = self.look_fee if privileged else self._level()
+        self._pay(p, price, "look")
+        self.answered.add(p)
+        if privileged:
+            self.privilege = False
+        if self.dark_waiting and p == self.dark_now:
+            self.dark_waiting = False
+        mine, theirs = _key(self.cards[p]), _key(self.cards[target])
+        tie = mine == theirs
+        loser = p if mine < theirs else target
+        survivor = target if loser == p else p
+        self.seen[p] = self.seen.get(p, frozenset()) | {target}
+        self.seen[target] = self.seen.get(target, frozenset()) | {p}
+        self._emit(
+            "look",
+            p,
+            target=target,
+            loser=loser,
+            amount=price,
+            **({"tie": True} if tie else {}),
+            **({"privileged": True} if privileged else {}),
+        )
+        self._emit(
+            "look_cards",
+            p,
+            only=(p, target),
+            cards={
+                p: [str(c) for c in self.cards[p]],
+                target: [str(c) for c in self.cards[target]],
+            },
+        )
+        if tie:  # C-4.14: the target is linked to the survivor; chains merge
+            for x, rep in self.links.items():
+                if rep == target:
+                    self.links[x] = survivor
+            self.links[target] = survivor
+        self.active.discard(loser)
+        self.state[loser] = FOLDED
+        if self.closer in (p, None):
+            self.closer = self._next_active(p)
+        elif self.closer == loser:
+            self.closer = self._next_active(loser)
+        self._move_turn(self._next_active(p))
+
+    def _timeout(self, p: str) -> None:
+        """C-4.12, C-4.13, C-2.7, C-5.3, C-7.3, C-7.5: the automatic action of the phase."""
+        self.timed_out.add(p)
+        phase = self.phase
+        if phase == SVARA_ENTRY:
+            self._entry(p, False, timeout=True)
+        elif phase == DARK_DECISION:
+            self._dark_choice(False, timeout=True)
+        elif phase == VOTE:  # the vote ran out with the proposer's turn: he folds
+            proposer = self.proposer
+            assert proposer is not None
+            self._end_vote("timeout", None)
+            self.timed_out.add(proposer)
+            self._fold(proposer, "timeout")
+        elif self.level is not None:
+            self._fold(p, "timeout")
+        elif p == self._last_word():
+            self._emit("open", p, by="table" if self.timeout_passes else "timeout")
+            self._showdown()
+        else:
+            self._pass(p, timeout=True)
+
+    # --- deals for two and three (C-5) --------------------------------------------------
+    def _propose(self, p: str, deal: str) -> None:
+        self.phase = VOTE
+        self.proposer, self.proposal = p, deal
+        self.voters = self.active - {p}
+        self._emit("propose", p, deal=deal)
+
+    def _end_vote(self, why: str | None, by: str | None) -> None:
+        if why is not None:
+            self._emit("vote_cancelled", by, deal=self.proposal, why=why)
+        self.phase = BETTING
+        self.proposer = self.proposal = None
+        self.voters = set()
+
+    def _agree(self, p: str) -> None:
+        self._emit("agree", p)
+        self.voters.discard(p)
+        if self.voters:
+            return
+        deal = self.proposal
+        self._end_vote(None, None)
+        players = self._from_button(self.active)
+        if deal == "split":  # C-5.5
+            share, rest = divmod(self.pot, len(players))
+            self._emit("split", None, players=list(players))
+            for i, q in enumerate(players):
+                self._award(q, share + (1 if i < rest else 0), "split")
+            self._finish(list(players), players[0])
+        else:  # C-5.4: the cooks' cards go in unseen and the pot carries into a Svara
+            self._emit("cook", None, players=list(players))
+            self._svara(self._in_seat_order(self.active))
+
+    # --- showdown and Svara -------------------------------------------------------------
+    def _showdown(self) -> None:
+        """C-6.1, C-7.1: the single best hand takes the pot; a tie goes to a Svara."""
+        players = self._in_seat_order(self.active)
+        self.shown.update(players)
+        keys = {p: _key(self.cards[p]) for p in players}
+        self._emit(
+            "showdown",
+            None,
+            hands={
+                p: {
+                    "cards": [str(c) for c in self.cards[p]],
+                    "points": _points(self.cards[p]),
+                }
+                for p in players
+            },
+        )
+        top = max(keys.values())
+        best = [p for p in players if keys[p] == top]
+        if len(best) == 1:
+            self._award_pot(best[0], "award")
+        else:
+            self._svara(tuple(best))
+
+    def _award_pot(self, winner: str, kind: str) -> None:
+        amount = self.pot
+        self._award(winner, amount, kind)
+        self._emit("award", winner, amount=amount)
+        self._finish([winner], winner)  # C-6.3
+
+    def _finish(self, winners: list[str], next_dealer: str) -> None:
+        self.phase = FINISHED
+        self.turn = self.closer = None
+        self.winners = winners
+        self._next_dealer = next_dealer
+
+    def _svara(self, tied: tuple[str, ...]) -> None:
+        """C-7.2, C-7.3, C-7.6: the tied (or cooking) players and those linked to them enter
+        free; the other players of the deal just finished may buy in at ceil(pot / tied)."""
+        free = frozenset(tied) | {x for x, rep in self.links.items() if rep in tied}
+        fee = ceil(self.pot / len(tied))
+        buyers = [p for p in self.dealt if p not in free and self.balance[p] >= fee]
+        self.round += 1
+        self.phase = SVARA_ENTRY
+        self.turn = self.closer = None
+        self.free, self.fee = free, fee
+        self.pending, self.joined = set(buyers), set()
+        self._emit(
+            "svara",
+            None,
+            round=self.round,
+            tied=list(tied),
+            free=list(self._in_seat_order(free)),
+            fee=fee,
+            buyers=buyers,
+        )
+        if not buyers:
+            self._entries_done()
+
+    def _entry(self, p: str, join: bool, timeout: bool) -> None:
+        """C-7.3: every eligible player decides at the same time; a timeout is a skip."""
+        if join:
+            self._pay(p, self.fee, "fee")
+            self.joined.add(p)
+            self._emit("join", p, amount=self.fee)
+        else:
+            self._emit("skip", p, **({"timeout": True} if timeout else {}))
+        self.pending.discard(p)
+        if not self.pending:
+            self._entries_done()
+
+    def _entries_done(self) -> None:
+        players = self._in_seat_order(self.free | self.joined)
+        dark = self.dark_line
+        if dark is not None and dark in players and self.balance[dark] >= self.dark_fee:
+            self.phase = DARK_DECISION  # C-7.5
+            self.entrants = players
+            return
+        if dark is not None:
+            self._emit("dark_closed", dark)
+            self.dark_line = None
+        self._start_deal(players, None)
+
+    def _dark_choice(self, on: bool, timeout: bool) -> None:
+        """C-7.5: go on dark for 15 ₽, or close the dark line for good."""
+        dark = self.dark_line
+        assert dark is not None
+        if on:
+            self._pay(dark, self.dark_fee, "dark")
+            self._emit("dark_on", dark, amount=self.dark_fee)
+        else:
+            self._emit("dark_off", dark, **({"timeout": True} if timeout else {}))
+            self.dark_line = None
+        self._start_deal(self.entrants, dark if on else None)
+
+    def _start_deal(self, players: Sequence[str], dark: str | None) -> None:
+        """Deal to `players`; with a dark, the level opens at 30 and the first to answer is
+        the next after the dark player (C-2.5, C-4.2, C-7.5), else the next after the dealer
+        with no bet open (C-2.4, C-7.4, C-7.7)."""
+        deal: Deal = self.draw(self._from_button(players))
+        self.cards = dict(deal.cards)
+        self.dealt = tuple(players)
+        self.active = set(players)
+        for p in self.participants:
+            self.state[p] = ACTIVE if p in self.active else OUT
+        self.phase = BETTING
+        self.links, self.seen, self.shown = {}, {}, set()
+        self.answered = set()
+        self.timeout_passes = True
+        self.closer = None
+        self.dark_now = dark
+        self.dark_waiting = self.privilege = dark is not None
+        self.anchor = dark if dark is not None else self.button
+        self.level = self.levels[-1] if dark is not None else None
+        self._emit("deal", None, round=self.round, players=list(self._from_button(players)))
+        self._move_turn(self._next_active(self.anchor))
+
+    # --- what each viewer sees ----------------------------------------------------------
+    def _cards_for(self, owner: str, viewer: str | None) -> list[str] | None:
+        """C-4.11, C-4.19, C-6.1, C-6.2: cards a viewer may see, else None."""
+        cards = self.cards.get(owner)
+        if cards is None or owner not in self.dealt:
+            return None
+        visible = (
+            owner in self.shown
+            or (viewer == owner and not (self.dark_waiting and owner == self.dark_now))
+            or (viewer is not None and viewer in self.seen.get(owner, ()))
+        )
+        return [str(c) for c in cards] if visible else None
+
+    def view(self, viewer: str | None) -> dict[str, Any]:
+        players = [
+            {
+                "name": p,
+                "balance": self.balance[p],
+                "state": self.state[p],
+                "paid": self.paid[p],
+                "cards": self._cards_for(p, viewer),
+                "dark": p == self.dark_now,
+                "linked_to": self.links.get(p),
+            }
+            for p in self.names
+        ]
+        closing = None
+        if self.phase in (BETTING, VOTE):
+            closing = self.closer if self.level is not None else self._last_word()
+        out: dict[str, Any] = {
+            "game": self.game,
+            "variant": self.variant.name,
+            "phase": self.phase,
+            "dealer": self.button,
+            "pot": self.pot,
+            "level": self.level if self.phase in (BETTING, VOTE) else None,
+            "round": self.round,
+            "players": players,
+            "turn": self.turn if self.phase in (BETTING, VOTE) else None,
+            "awaiting": list(self.awaiting()),
+            "legal": [option.as_json() for option in self.legal(viewer)],
+            "closing": closing,
+            "events": self.public_events(viewer),
+            "timed_out": sorted(self.timed_out),
+            "result": None,
+        }
+        if self.phase == VOTE:
+            out["vote"] = {
+                "proposer": self.proposer,
+                "deal": self.proposal,
+                "waiting": list(self.awaiting()),
+            }
+        if self.phase == SVARA_ENTRY:
+            out["svara"] = {
+                "fee": self.fee,
+                "free": sorted(self.free),
+                "waiting": list(self.awaiting()),
+            }
+        if self.phase == FINISHED:
+            out["result"] = {"winners": self.winners, "balances": dict(self.balance)}
+        return out
+
+    def result(self) -> HandResult:
+        if self.phase != FINISHED:
+            raise RuleError(f"the hand is not over: waiting for {', '.join(self.awaiting())}")
+        return HandResult(dict(self.balance), list(self.winners), 0, self.round)
+
+
+def _points(cards: Sequence[Card]) -> float | None:
+    a, b, c = cards
+    return _SCORE[a.bit | b.bit | c.bit].points
