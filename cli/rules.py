@@ -12,8 +12,10 @@ from typing import Any, NoReturn
 import click
 
 from app.engine import handfile
+from app.engine.bots import BOTS
 from app.engine.cards import CardError, parse_cards
 from app.engine.scoring import SCORERS
+from app.engine.simulate import simulate as run_simulation
 from app.engine.variants import PRESETS, VariantError, get_variant
 
 
@@ -94,4 +96,18 @@ def variants() -> None:
         click.echo(f"{v.name:<22} {v.game:<8} {v.description}")
 
 
-COMMANDS = [hand, replay, variants]
+@click.command()
+@click.option("--variant", "variant_name", required=True, help="classic, shaha36, svara32, …")
+@click.option("--players", type=click.IntRange(2, 8), required=True, help="bots at the table")
+@click.option("--hands", type=click.IntRange(1), required=True, help="hands to play")
+@click.option("--seed", type=int, default=0, show_default=True, help="same seed, same hands")
+@click.option("--bot", type=click.Choice(sorted(BOTS)), default="random", show_default=True)
+def simulate(variant_name: str, players: int, hands: int, seed: int, bot: str) -> None:
+    """Bots play HANDS hands at one table; prints the summary as one JSON object."""
+    try:
+        _print(run_simulation(get_variant(variant_name), players, hands, seed, bot))
+    except (VariantError, ValueError) as e:
+        fail(str(e))
+
+
+COMMANDS = [hand, replay, variants, simulate]

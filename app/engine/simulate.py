@@ -1,0 +1,110 @@
+"""`svara simulate`: bots play hands at one table of any registered game (hand-file.md).
+
+The table is driven only through the `Hand` API and the class hooks of `hand.Hand`
+(`stake`, `playable`, `dark_candidate`), so every game runs here unchanged. The bots draw
+from `random.Random(seed)` and deal `i` of hand `h` is `Shuffle.new(deck, seed="S:h:i")`:
+the same seed plays the same hands.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from . import games
+from .bots import BOTS, Bot
+from .cards import Card, Shuffle
+from .hand import Deal, DealSource, Hand, RuleError, Seat
+from .scoring import SCORERS
+from .variants import Variant
+
+MAX_ACTIONS = 100_000  # per hand: a hand that long is an engine bug, not a game
+
+
+def seeded_deals(deck: Sequence[Card], seed: str) -> DealSource:
+    """Deal `i` of a hand from `Shuffle.new(deck, seed=f"{seed}:{i}")`: reproducible, and
+    checkable against its commitment like a live deal."""
+    count = 0
+
+    def source(players: Sequence[str]) -> Deal:
+        nonlocal count
+        shuffle = Shuffle.new(deck, seed=f"{seed}:{count}")
+        count += 1
+        return Deal(shuffle.deal(players), shuffle.commit, shuffle.seed)
+
+    return source
+
+
+def play_hand(hand: Hand, bots: dict[str, Bot], rng: random.Random) -> int:
+    """Let the bots play `hand` to its end; returns the number of actions. When several
+    players are awaited at once (a vote, Svara entries) the order among them is drawn."""
+    actions = 0
+    while not hand.finished:
+        waiting = hand.awaiting()
+        player = waiting[0] if len(waiting) == 1 else rng.choice(waiting)
+        bot = bots[player]
+        legal = hand.legal(player)
+        hand.act(bot.choose(player, legal, hand.view(player) if bot.uses_view else None))
+        actions += 1
+        if actions > MAX_ACTIONS:
+            raise RuleError(f"the hand did not end after {MAX_ACTIONS} actions")
+    return actions
+
+
+def simulate(
+    variant: Variant, players: int, hands: int, seed: int = 0, bot: str = "random"
+) -> dict[str, Any]:
+    """Play `hands` hands; the summary of hand-file.md plus what the check needs.
+
+    A seat that can no longer take part is topped up to the game's stake between hands;
+    those grants are counted, so `conserved` is: money before + grants = after + rake.
+    """
+    cls = games.hand_class(variant.game)
+    kind = BOTS[bot]
+    if kind.games is not None and variant.game not in kind.games:
+        raise ValueError(f"the {bot} bot plays {', '.join(kind.games)}, not {variant.game}")
+    if not 2 <= players <= variant["seats"]:
+        raise ValueError(f"{variant.name} seats 2 to {variant['seats']} players")
+    rng = random.Random(seed)
+    names = [f"bot{i + 1}" for i in range(players)]
+    bots: dict[str, Bot] = {name: kind(rng) for name in names}
+    stake = cls.stake(variant)
+    balances = dict.fromkeys(names, stake)
+    before = sum(balances.values())
+    deck = SCORERS[variant.game].deck
+    grants = rake = svaras = actions = 0
+    dealer = rng.choice(names)
+    started = time.perf_counter()
+    for h in range(hands):
+        for name in names:
+            if not cls.playable(variant, balances[name]):
+                grants += stake - balances[name]
+                balances[name] = stake
+        seats = [Seat(name, balances[name]) for name in names]
+        candidate = cls.dark_candidate(variant, seats, dealer)
+        dark = candidate if candidate is not None and bots[candidate].wants_dark() else None
+        hand = cls(variant, seats, dealer, seeded_deals(deck, f"{seed}:{h}"), dark)
+        actions += play_hand(hand, bots, rng)
+        result = hand.result()
+        balances.update(result.balances)
+        rake += result.rake
+        svaras += result.svaras
+        dealer = hand.next_dealer or names[(names.index(dealer) + 1) % players]
+    seconds = time.perf_counter() - started
+    return {
+        "variant": variant.name,
+        "players": players,
+        "bot": bot,
+        "seed": seed,
+        "hands": hands,
+        "actions": actions,
+        "seconds": round(seconds, 3),
+        "hands_per_second": round(hands / seconds, 1) if seconds else None,
+        "svaras": svaras,
+        "rake": rake,
+        "grants": grants,
+        "conserved": before + grants == sum(balances.values()) + rake,
+        "balances": balances,
+    }
