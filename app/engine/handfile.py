@@ -116,7 +116,7 @@ def parse(doc: Any) -> HandFile:
     for i, a in enumerate(raw_actions):
         _require(isinstance(a, dict), f"actions[{i}] must be an object")
         extra = set(a) - {"player", "do", "to", "deal"}
-        _require(not extra, f"actions[{i}] has unknown key {sorted(extra)[0]!r}")
+        _require(not extra, f"actions[{i}] has unknown keys: {', '.join(sorted(extra))}")
         _require(a.get("player") in names, f"actions[{i}] names an unknown player")
         _require(isinstance(a.get("do"), str), f'actions[{i}] needs "do"')
         to = a.get("to")
