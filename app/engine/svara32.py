@@ -1,0 +1,566 @@
+"""The `svara32` hand: Bulgarian Svara with the betting of seed 004 and the options of seed 003.
+
+Rules are `rules-svara32.md` (B-…); the decisions taken where it is silent are in
+`docs/rules.md` (## svara32). Amounts: every bet is counted in *level units*. A dark or
+blind bet is made unseen and counts double (B-4.2, B-6.1): a blind of X chips puts the
+player's bet and the level at 2X, so a sighted player matching it pays 2X. All later
+payments are face value. With `blind_pays_to_see` (B-6.2) the blind's double value binds
+only the others: the blind bettor himself must bring his chips up to the level to see.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from .cards import Card
+from .hand import (
+    POT,
+    Action,
+    DealSource,
+    Event,
+    Hand,
+    HandResult,
+    Legal,
+    RuleError,
+    Seat,
+    Transfer,
+    register,
+)
+from .scoring import SCORERS, best_of
+from .variants import Variant
+
+SCORER = SCORERS["svara32"]
+ACTIONS = ("call", "raise", "fold", "look", "join", "skip", "timeout", "blind", "check")
+
+
+def _ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def _fixed(do: str, to: int, price: int) -> Legal:
+    """A legal action with one amount (hand.py: `to` set and `min_to == max_to == to`)."""
+    return Legal(do, to=to, price=price, min_to=to, max_to=to)
+
+
+@dataclass
+class _Player:
+    """One player's money and standing in the hand (mutable: the hand is a state machine)."""
+
+    name: str
+    stack: int
+    paid: int = 0  # chips in the pot this hand, net of returns
+    cards: tuple[Card, ...] | None = None  # this round's cards, None when not dealt in
+    playing: bool = False  # dealt into the current round and not folded
+    folded: bool = False
+    seen: bool = False  # has seen his own cards this round (B-4.3)
+    blind: int = 0  # chips of his dark/blind bet this round (B-4.1, B-6.1), 0 if none
+    acted: bool = False
+    bet: int = 0  # this round's bet in level units
+    chips: int = 0  # chips paid in this round
+
+
+@register
+class Svara32Hand(Hand):
+    """One hand of svara32 from the antes to the last Svara (B-1 … B-6)."""
+
+    game: ClassVar[str] = "svara32"
+
+    def __init__(
+        self,
+        variant: Variant,
+        seats: Sequence[Seat],
+        dealer: str,
+        deals: DealSource,
+        dark: str | None = None,
+    ):
+        super().__init__(variant, seats, dealer, deals, dark)
+        self.ante: int = variant["ante"]
+        self.order: tuple[str, ...] = tuple(s.name for s in self.seats)
+        self._check_start(dealer, dark)
+        self.players: dict[str, _Player] = {s.name: _Player(s.name, s.balance) for s in seats}
+        self.pot = 0
+        self.phase = "betting"
+        self.round = 0
+        self.level = 0
+        self.turn: str | None = None
+        self.last_blind: str | None = None  # the blind that stands, unpaid (B-6.3)
+        self.blind_stands = False
+        self.any_blind = False
+        self.tied: list[str] = []
+        self.fee = 0
+        self.pending: list[str] = []  # Svara entry decisions still awaited (B-5.2)
+        self.joined: list[str] = []
+        self.winners: list[str] = []
+        self.svaras = 0
+        self.shown: set[str] = set()
+        for p in self.players.values():  # B-1.2: everyone antes before the deal
+            self._pay(p, self.ante, "ante")
+            self.events.append(Event("ante", p.name, {"amount": self.ante}))
+        first = self._after(dealer)
+        self._deal(self._clockwise(first))
+        if dark is not None:  # B-4.1: one table stake, unseen, worth double
+            self._place_blind(self.players[dark], self.ante, "dark")
+        if variant["blind_chain"]:
+            self.phase = "blind"
+            self.turn = first
+        else:
+            self._start_betting(self._after(dark or dealer))
+
+    # --- construction -------------------------------------------------------------------
+    def _check_start(self, dealer: str, dark: str | None) -> None:
+        """The table must be dealable: 2..seats players, each able to pay the ante (B-1.2)."""
+        n = len(self.order)
+        if not 2 <= n <= self.variant["seats"]:
+            raise RuleError(f"svara32 needs 2 to {self.variant['seats']} players, got {n}")
+        if len(set(self.order)) != n:
+            raise RuleError("player names must be distinct")
+        if dealer not in self.order:
+            raise RuleError(f"the dealer {dealer!r} is not at the table")
+        for s in self.seats:
+            if s.balance < self.ante:
+                raise RuleError(f"{s.name} cannot pay the ante of {self.ante} (has {s.balance})")
+        if dark is None:
+            return
+        if dark != self._after(dealer):
+            raise RuleError(f"only {self._after(dealer)}, after the dealer, may play dark (B-4.1)")
+        if not self.variant["dark"] or self.variant["blind_chain"]:
+            raise RuleError("this table does not allow the dark (B-4.4)")
+        balance = next(s.balance for s in self.seats if s.name == dark)
+        if balance < 2 * self.ante:
+            raise RuleError(f"{dark} cannot pay the ante and the dark bet of {self.ante}")
+
+    @classmethod
+    def stake(cls, variant: Variant) -> int:
+        """Practice tables sit with the practice chips (B-1.4), others with a full buy-in."""
+        if variant["practice"]:
+            return int(variant["practice_stack"])
+        return int(variant["buy_in_max"]) * int(variant["ante"])
+
+    @classmethod
+    def dark_candidate(cls, variant: Variant, seats: Sequence[Seat], dealer: str) -> str | None:
+        """B-4.1: the player after the dealer, if the table allows the dark and he can pay it."""
+        if not variant["dark"] or variant["blind_chain"]:
+            return None
+        names = [s.name for s in seats]
+        after = seats[(names.index(dealer) + 1) % len(seats)]
+        return after.name if after.balance >= 2 * variant["ante"] else None
+
+    # --- seats and money ----------------------------------------------------------------
+    def _after(self, name: str) -> str:
+        return self.order[(self.order.index(name) + 1) % len(self.order)]
+
+    def _clockwise(self, first: str) -> list[str]:
+        i = self.order.index(first)
+        return [self.order[(i + k) % len(self.order)] for k in range(len(self.order))]
+
+    def _pay(self, p: _Player, amount: int, kind: str) -> None:
+        p.stack -= amount
+        p.paid += amount
+        self.pot += amount
+        self.transfers.append(Transfer(amount, p.name, POT, kind))
+
+    def _receive(self, p: _Player, amount: int, kind: str) -> None:
+        p.stack += amount
+        self.pot -= amount
+        if kind == "return":
+            p.paid -= amount
+        self.transfers.append(Transfer(amount, POT, p.name, kind))
+
+    def _basis(self, p: _Player) -> int:
+        """What counts as the player's bet when he matches (B-6.2: a blind bettor pays in full)."""
+        return p.chips if p.blind and self.variant["blind_pays_to_see"] else p.bet
+
+    def _reach(self, p: _Player) -> int:
+        """The highest level this player can pay (B-3.3's cap, B-3.4's short stack)."""
+        return self._basis(p) + p.stack
+
+    def _chips_at(self, p: _Player, level: int) -> int:
+        """Chips the player paid to reach `level` of his basis: the blind part is half price."""
+        credit = 0 if self.variant["blind_pays_to_see"] else p.blind
+        if level >= 2 * credit:
+            return level - credit
+        return _ceil_div(level, 2)
+
+    def _live(self) -> list[_Player]:
+        return [self.players[n] for n in self.order if self.players[n].playing]
+
+    # --- dealing ------------------------------------------------------------------------
+    def _deal(self, dealing_order: list[str]) -> None:
+        """New cards for a round (B-1.3, B-5.1), one at a time from the first in order."""
+        deal = self.draw(dealing_order)
+        for p in self.players.values():
+            p.cards = deal.cards.get(p.name)
+            p.playing = p.cards is not None
+            p.folded = p.seen = p.acted = False
+            p.blind = p.bet = p.chips = 0
+        self.level = 0
+        self.shown = set()
+        self.last_blind, self.blind_stands, self.any_blind = None, False, False
+        self.events.append(Event("deal", None, {"round": self.round, "players": dealing_order}))
+
+    def _see(self, p: _Player) -> None:
+        p.seen = True
+        assert p.cards is not None
+        self.events.append(Event("cards", p.name, {"cards": [str(c) for c in p.cards]}, (p.name,)))
+
+    def _place_blind(self, p: _Player, chips: int, kind: str) -> None:
+        """A bet made unseen: `chips` now, worth double to the others (B-4.2, B-6.1)."""
+        self._pay(p, chips, kind)
+        p.blind, p.chips, p.bet, p.acted = chips, chips, 2 * chips, True
+        self.level = max(self.level, p.bet)
+        self.last_blind, self.blind_stands, self.any_blind = p.name, True, True
+        self.events.append(Event(kind, p.name, {"amount": chips, "level": p.bet}))
+
+    # --- what is happening --------------------------------------------------------------
+    @property
+    def finished(self) -> bool:
+        return self.phase == "finished"
+
+    def awaiting(self) -> tuple[str, ...]:
+        if self.phase == "svara_entry":
+            return tuple(self.pending)
+        return (self.turn,) if self.turn is not None else ()
+
+    def legal(self, player: str) -> list[Legal]:
+        if player not in self.awaiting():
+            return []
+        p = self.players[player]
+        if self.phase == "svara_entry":
+            return [_fixed("join", self.fee, self.fee), Legal("skip")]
+        if self.phase == "blind":
+            return self._legal_blind(p)
+        return self._legal_betting(p)
+
+    def _cap(self, p: _Player) -> int:
+        """B-3.3: no bet beyond what the player or any other player in the round can pay."""
+        return min(self._reach(q) for q in self._live())
+
+    def _legal_blind(self, p: _Player) -> list[Legal]:
+        """B-6.1: the first blind is any amount from one stake; each next one doubles it."""
+        others = min((self._reach(q) for q in self._live() if q is not p), default=0)
+        top = min(p.stack, others // 2)
+        out = [Legal("check")]
+        if self.last_blind is None and top >= self.ante:
+            out.insert(0, Legal("blind", price=self.ante, min_to=self.ante, max_to=top))
+        elif self.last_blind is not None and 2 * self.players[self.last_blind].blind <= top:
+            double = 2 * self.players[self.last_blind].blind
+            out.insert(0, _fixed("blind", double, double))
+        return out
+
+    def _legal_betting(self, p: _Player) -> list[Legal]:
+        basis = self._basis(p)
+        target = min(self.level, self._reach(p))  # B-3.4: short, he calls what he has
+        price = target - basis
+        if price == 0 and self.variant["dealer_wins_unbet"]:
+            out = [Legal("check")]
+        else:
+            out = [_fixed("call", target, price)]
+        low, high = self.level + self.ante, self._cap(p)
+        if high >= low:
+            out.append(Legal("raise", price=low - basis, min_to=low, max_to=high))
+        out.append(Legal("fold"))
+        if not p.seen:
+            out.append(Legal("look"))
+        return out
+
+    # --- acting -------------------------------------------------------------------------
+    def act(self, action: Action) -> list[Event]:
+        """Validate fully, then apply: a RuleError leaves the hand exactly as it was."""
+        start = len(self.events)
+        legal = self._check(action)
+        p = self.players[action.player]
+        do = action.do
+        if do == "timeout":
+            do, legal = self._timeout_action(p)
+        to = legal.to if legal.to is not None else action.to
+        if self.phase == "svara_entry":
+            self._decide_entry(p, do == "join")
+        elif do == "blind":
+            assert to is not None
+            self._place_blind(p, to, "blind")
+            self._next_blind(p)
+        elif do == "check" and self.phase == "blind":
+            self.events.append(Event("check", p.name, {"blind": False}))
+            self._start_betting(self._after(self.last_blind or self.dealer))
+        elif do == "look":
+            self._see(p)
+            self.events.append(Event("look", p.name))
+        elif do == "fold":
+            self._fold(p)
+        else:
+            assert to is not None or do == "check"
+            self._bet(p, do, to if to is not None else self._basis(p))
+        return self.events[start:]
+
+    def _check(self, action: Action) -> Legal:
+        """The legal action this is, or RuleError saying what was expected."""
+        if action.do not in ACTIONS:
+            raise RuleError(
+                f"unknown action {action.do!r} for svara32; expected one of {', '.join(ACTIONS)}",
+                action.player,
+            )
+        if self.finished:
+            raise RuleError("the hand is already over", action.player)
+        if action.player not in self.players:
+            raise RuleError(f"{action.player!r} is not at this table", action.player)
+        waiting = self.awaiting()
+        if action.player not in waiting:
+            raise RuleError(
+                f"it is not {action.player}'s turn; waiting for {', '.join(waiting)}",
+                action.player,
+            )
+        options = self.legal(action.player)
+        if action.do == "timeout":
+            if action.to is not None:
+                raise RuleError("a timeout takes no amount", action.player)
+            return Legal("timeout")
+        named = [o for o in options if o.do == action.do]
+        if not named:
+            names = ", ".join(o.do for o in options)
+            raise RuleError(
+                f"{action.player} cannot {action.do} now; legal: {names}", action.player
+            )
+        o = named[0]
+        if o.min_to is None:  # fold, look, skip, check: no amount
+            if action.to is not None:
+                raise RuleError(f"{action.do} takes no amount", action.player)
+        elif action.to is None:
+            if o.to is None:
+                raise RuleError(
+                    f"{action.do} needs `to` between {o.min_to} and {o.max_to}", action.player
+                )
+        elif o.to is not None and action.to != o.to:
+            raise RuleError(f"{action.do} must be to {o.to}, not {action.to}", action.player)
+        elif not o.min_to <= action.to <= (o.max_to or 0):
+            raise RuleError(
+                f"{action.do} to must be between {o.min_to} and {o.max_to}, not {action.to}",
+                action.player,
+            )
+        return o
+
+    def _timeout_action(self, p: _Player) -> tuple[str, Legal]:
+        """B-1.5: fold when there is something to match, else call (check); Svara: skip."""
+        options = {o.do: o for o in self.legal(p.name)}
+        if self.phase == "svara_entry":
+            return "skip", options["skip"]
+        if "check" in options:
+            return "check", options["check"]
+        call = options["call"]
+        return ("call", call) if call.price == 0 else ("fold", options["fold"])
+
+    def _next_blind(self, p: _Player) -> None:
+        """B-6.1: the chain passes clockwise; it ends when it comes round to its first blind."""
+        nxt = self._after(p.name)
+        first_blind = self._after(self.dealer)
+        if nxt == first_blind:
+            self._start_betting(self._after(p.name))
+        else:
+            self.turn = nxt
+
+    def _bet(self, p: _Player, do: str, to: int) -> None:
+        price = to - self._basis(p)
+        if price:
+            self._pay(p, price, "bet")
+        p.chips += price
+        p.bet = max(p.bet, to)
+        p.acted = True
+        self.level = max(self.level, to)
+        if price and not p.blind:
+            self.blind_stands = False  # B-6.3: a sighted player paid the blind
+        event: dict[str, Any] = {"to": to, "amount": price}
+        if p.stack == 0:
+            event["all_in"] = True
+        self.events.append(Event(do, p.name, event))
+        if do == "call" and self.variant["heads_up_call_ends"] and len(self._live()) == 2:
+            self._end_betting()  # B-3.2: heads-up, a call ends the betting
+            return
+        self._advance(p.name)
+
+    def _fold(self, p: _Player) -> None:
+        """B-3.1: out of the hand; the cards are never shown."""
+        p.playing, p.folded, p.acted = False, True, True
+        self.events.append(Event("fold", p.name))
+        live = self._live()
+        if len(live) == 1:
+            self._award(live[0], "fold")
+            return
+        last = self.players[self.last_blind] if self.last_blind else None
+        if (  # B-6.3: nobody sighted paid the standing blind; the last blind bettor wins
+            self.variant["last_blind_wins"]
+            and self.blind_stands
+            and last is not None
+            and last.playing
+            and not p.blind
+            and all(q.blind for q in live)
+        ):
+            self._award(last, "blind")
+            return
+        self._advance(p.name)
+
+    def _needs_to_act(self, p: _Player) -> bool:
+        return p.playing and p.stack > 0 and (not p.acted or self._basis(p) < self.level)
+
+    def _start_betting(self, first: str) -> None:
+        """After the antes and any dark/blind bets: the first player after them acts."""
+        self.phase = "betting"
+        for p in self._live():  # the cards are seen once the dark/blind bets are made
+            if not p.blind and not p.seen:
+                self._see(p)
+        self.turn = None
+        for name in self._clockwise(first):
+            if self._needs_to_act(self.players[name]):
+                self.turn = name
+                return
+        self._end_betting()
+
+    def _advance(self, after: str) -> None:
+        """The next player who still has to act, clockwise, or the end of the betting."""
+        for name in self._clockwise(after)[1:]:
+            if self._needs_to_act(self.players[name]):
+                self.turn = name
+                return
+        self._end_betting()
+
+    # --- the end of a round: returns, comparison, Svara ---------------------------------
+    def _end_betting(self) -> None:
+        self.turn = None
+        live = self._live()
+        self._return_uncalled(live)
+        if (  # B-6.4: no blind, nobody bet: the dealer wins
+            self.variant["dealer_wins_unbet"]
+            and self.round == 0
+            and not self.any_blind
+            and self.level == 0
+            and self.players[self.dealer].playing
+        ):
+            self._award(self.players[self.dealer], "unbet")
+            return
+        scores = {p.name: SCORER.score(p.cards or ()) for p in live}
+        for p in live:
+            self.shown.add(p.name)
+            cards = [str(c) for c in p.cards or ()]
+            self.events.append(
+                Event("show", p.name, {"cards": cards, "points": scores[p.name].points})
+            )
+        best = best_of(scores)
+        if len(best) == 1:
+            self._award(self.players[best[0]], "showdown")
+        else:
+            self._svara(best)
+
+    def _return_uncalled(self, live: list[_Player]) -> None:
+        """B-3.4: a short stack is compared for what he has; bets above it go back."""
+        floor = min(self._basis(p) for p in live)
+        for p in live:
+            if self._basis(p) > floor:
+                back = p.chips - self._chips_at(p, floor)
+                if back > 0:
+                    self._receive(p, back, "return")
+                    p.chips -= back
+                    self.events.append(Event("return", p.name, {"amount": back}))
+
+    def _award(self, winner: _Player, why: str) -> None:
+        amount = self.pot
+        self._receive(winner, amount, "award")
+        self.winners = [winner.name]
+        self.events.append(Event("win", winner.name, {"amount": amount, "by": why}))
+        self.phase, self.turn = "finished", None
+
+    def _svara(self, tied: list[str]) -> None:
+        """B-5.1/B-5.2: the tied replay for the pot; others may buy in for ceil(pot / tied)."""
+        self.svaras += 1
+        self.tied = tied
+        self.fee = _ceil_div(self.pot, len(tied))
+        self.joined = []
+        self.pending = [
+            n for n in self.order if n not in tied and self.players[n].stack >= self.fee
+        ]
+        self.events.append(Event("svara", None, {"players": tied, "fee": self.fee}))
+        if self.pending:
+            self.phase = "svara_entry"
+        else:
+            self._start_svara()
+
+    def _decide_entry(self, p: _Player, join: bool) -> None:
+        """Decisions are simultaneous: each is private until everyone has decided."""
+        self.pending.remove(p.name)
+        if join:
+            self.joined.append(p.name)
+        self.events.append(Event("join" if join else "skip", p.name, {}, (p.name,)))
+        if not self.pending:
+            self._start_svara()
+
+    def _start_svara(self) -> None:
+        """B-5.4: the first tied player after the hand's dealer deals first and acts first."""
+        joined = [n for n in self.order if n in self.joined]
+        for name in joined:
+            self._pay(self.players[name], self.fee, "fee")
+        self.events.append(Event("svara_entry", None, {"joined": joined, "fee": self.fee}))
+        first = next(n for n in self._clockwise(self._after(self.dealer)) if n in self.tied)
+        players = set(self.tied) | set(joined)
+        self.round += 1
+        self.phase = "betting"
+        self._deal([n for n in self._clockwise(first) if n in players])  # B-4.4: no dark
+        self._start_betting(first)
+
+    # --- what each viewer may know ------------------------------------------------------
+    def _cards_for(self, p: _Player, viewer: str | None) -> list[str] | None:
+        if p.cards is None:
+            return None
+        if p.name in self.shown or (viewer == p.name and p.seen):
+            return [str(c) for c in p.cards]
+        return None
+
+    def _state(self, p: _Player) -> str:
+        if p.folded:
+            return "folded"
+        if p.playing:
+            return "won" if p.name in self.winners else "playing"
+        return "out"
+
+    def view(self, viewer: str | None) -> dict[str, Any]:
+        betting = self.phase in ("blind", "betting")
+        out: dict[str, Any] = {
+            "game": self.game,
+            "variant": self.variant.name,
+            "phase": self.phase,
+            "dealer": self.dealer,
+            "ante": self.ante,
+            "pot": self.pot,
+            "level": self.level if betting else None,
+            "round": self.round,
+            "turn": self.turn,
+            "players": [
+                {
+                    "name": p.name,
+                    "balance": p.stack,
+                    "state": self._state(p),
+                    "paid": p.paid,
+                    "bet": p.bet,
+                    "cards": self._cards_for(p, viewer),
+                    "looked": p.seen,
+                    "dark": p.blind > 0,
+                    "all_in": p.playing and p.stack == 0,
+                }
+                for p in (self.players[n] for n in self.order)
+            ],
+            "awaiting": list(self.awaiting()),
+            "legal": [o.as_json() for o in self.legal(viewer)] if viewer else [],
+            "events": self.public_events(viewer),
+        }
+        if self.phase == "svara_entry":
+            out["svara"] = {"players": self.tied, "fee": self.fee}
+        if self.finished:
+            r = self.result()
+            out["result"] = {"balances": r.balances, "winners": r.winners, "svaras": r.svaras}
+        return out
+
+    def result(self) -> HandResult:
+        balances = {n: self.players[n].stack for n in self.order}
+        return HandResult(balances, list(self.winners), 0, self.svaras)
+
+    @property
+    def next_dealer(self) -> str | None:
+        return self._after(self.dealer) if self.finished else None
