@@ -1,0 +1,273 @@
+"""The selective forwarding unit: one room per table, one server peer per participant.
+
+The browser offers its mic plus (seats − 1) receive-only slots and the SFU only answers
+(Chrome rejects aiortc's re-offers, architecture.md). Each publisher's received Opus
+packets (passed through, never decoded: rtc.passthrough) are pushed by one forwarding
+task into the gate track of every slot that carries that publisher, as the pure
+`Room` says: mic off → no routes from the player, listen off → no routes to them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiortc import RTCPeerConnection, RTCRtpTransceiver, RTCSessionDescription
+from aiortc.mediastreams import MediaStreamError, MediaStreamTrack
+from aiortc.sdp import SessionDescription
+
+from .gate import GateTrack
+from .ice import IceConfig
+from .passthrough import level_to_amplitude, watch_levels
+from .room import Room, RoomError
+
+#: How often speaking levels are sent (only when they changed).
+LEVELS_INTERVAL = 0.2
+#: Levels are rounded to this step so that noise does not produce a stream of events.
+LEVEL_STEP = 0.05
+
+Notify = Callable[[dict[str, Any]], None]
+
+
+class OfferError(ValueError):
+    """An offer the SFU cannot answer (not SDP, no audio, video…)."""
+
+
+@dataclass(eq=False)
+class Peer:
+    """The server side of one participant's connection."""
+
+    table: str
+    player: str
+    pc: RTCPeerConnection
+    slot_mids: list[str] = field(default_factory=list)
+    gates: list[GateTrack] = field(default_factory=list)
+    forward: asyncio.Task[None] | None = None
+    loudest: int = 127  # lowest dBov since the last levels tick (127 = silence)
+
+
+@dataclass(frozen=True)
+class _Offer:
+    """What the browser's offer holds: its mic m-line and its receive-only slots."""
+
+    mic_mid: str | None
+    slot_mids: list[str]
+
+    @classmethod
+    def parse(cls, sdp: str) -> _Offer:
+        try:
+            description = SessionDescription.parse(sdp)
+        except Exception as exc:  # aiortc raises assorted errors on bad SDP
+            raise OfferError(f"not an SDP offer: {exc}") from exc
+        mic_mid: str | None = None
+        slot_mids: list[str] = []
+        for media in description.media:
+            if media.kind != "audio":
+                raise OfferError(f"only audio is relayed, the offer has {media.kind}")
+            if media.direction in ("sendonly", "sendrecv") and mic_mid is None:
+                mic_mid = media.rtp.muxId
+            elif media.direction == "recvonly":
+                slot_mids.append(media.rtp.muxId)
+        if mic_mid is None and not slot_mids:
+            raise OfferError("the offer has neither a mic nor a receive slot")
+        return cls(mic_mid, slot_mids)
+
+
+class Sfu:
+    """All voice rooms of one SFU process; `notify` carries events to the web process."""
+
+    def __init__(self, ice: IceConfig, notify: Notify) -> None:
+        self.ice = ice
+        self.notify = notify
+        self.rooms: dict[str, Room] = {}
+        self.peers: dict[tuple[str, str], Peer] = {}
+        self._sent_levels: dict[str, dict[str, float]] = {}
+        self._background: set[asyncio.Task[None]] = set()
+
+    # -- requests -----------------------------------------------------------------------
+
+    def join(self, table: str, player: str, *, mic: bool = True, listen: bool = True) -> None:
+        """A seated player enters the table's voice (spectators never join)."""
+        self.rooms.setdefault(table, Room(table)).join(player, mic=mic, listen=listen)
+
+    async def answer(self, table: str, player: str, sdp: str) -> str:
+        """Answer `player`'s offer with a fresh peer (a reconnect replaces the old one)."""
+        room = self._room(table)
+        room.member(player)
+        offer = _Offer.parse(sdp)
+        await self._drop_peer(table, player)
+        pc = RTCPeerConnection(self.ice.rtc_configuration())
+        peer = Peer(table, player, pc)
+        try:
+            await pc.setRemoteDescription(RTCSessionDescription(sdp, "offer"))
+            mic_track = self._wire(peer, offer)
+            await pc.setLocalDescription(await pc.createAnswer())
+        except Exception as exc:
+            await pc.close()
+            raise OfferError(f"cannot answer the offer: {exc}") from exc
+        self.peers[(table, player)] = peer
+        pc.on("connectionstatechange", lambda: self._on_state(peer))
+        if mic_track is not None:
+            peer.forward = asyncio.create_task(self._forward(peer, mic_track))
+        changed = room.attach(player, slots=len(offer.slot_mids), publishing=mic_track is not None)
+        self._send_slots(room, changed)
+        return pc.localDescription.sdp
+
+    def set_mic(self, table: str, player: str, on: bool) -> None:
+        """Mic toggle: off forwards nothing of `player`."""
+        self._room(table).set_mic(player, on)
+
+    def set_listen(self, table: str, player: str, on: bool) -> None:
+        """Listen toggle: off forwards nothing to `player`."""
+        self._room(table).set_listen(player, on)
+
+    async def leave(self, table: str, player: str) -> None:
+        """`player` stands up, leaves, or is replaced: drop the peer and the membership."""
+        room = self.rooms.get(table)
+        if room is None:
+            return
+        await self._drop_peer(table, player)
+        self._send_slots(room, room.leave(player))
+        if room.empty:
+            self._forget(table)
+
+    async def close(self, table: str) -> None:
+        """The table closes: every peer of its room goes."""
+        room = self.rooms.get(table)
+        if room is None:
+            return
+        for player in list(room.members):
+            await self._drop_peer(table, player)
+        self._forget(table)
+
+    async def shutdown(self) -> None:
+        """Close every room and wait for every task the SFU started."""
+        for table in list(self.rooms):
+            await self.close(table)
+        for task in list(self._background):
+            task.cancel()
+        await asyncio.gather(*self._background, return_exceptions=True)
+
+    def stats(self) -> dict[str, int]:
+        """Counts that show leaks: rooms, peers, asyncio tasks, threads, open files."""
+        return {
+            "rooms": len(self.rooms),
+            "peers": len(self.peers),
+            "tasks": len(asyncio.all_tasks()),
+            "threads": threading.active_count(),
+            "fds": len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else -1,
+        }
+
+    async def run_levels(self) -> None:
+        """Every LEVELS_INTERVAL, send each room's speaking levels if they changed."""
+        while True:
+            await asyncio.sleep(LEVELS_INTERVAL)
+            self.send_levels()
+
+    def send_levels(self) -> None:
+        """One levels tick: the loudest level of each publisher since the last tick."""
+        for table, room in self.rooms.items():
+            levels: dict[str, float] = {}
+            for player, member in room.members.items():
+                peer = self.peers.get((table, player))
+                if peer is None or not member.publishing:
+                    continue
+                loudness = level_to_amplitude(peer.loudest) if member.mic else 0.0
+                levels[player] = round(round(loudness / LEVEL_STEP) * LEVEL_STEP, 2)
+                peer.loudest = 127
+            if levels != self._sent_levels.get(table, {}):
+                self._sent_levels[table] = levels
+                self.notify({"event": "levels", "table": table, "levels": levels})
+
+    # -- internals ----------------------------------------------------------------------
+
+    def _room(self, table: str) -> Room:
+        room = self.rooms.get(table)
+        if room is None:
+            raise RoomError(f"no voice room for table {table!r}")
+        return room
+
+    def _forget(self, table: str) -> None:
+        self.rooms.pop(table, None)
+        self._sent_levels.pop(table, None)
+
+    def _wire(self, peer: Peer, offer: _Offer) -> MediaStreamTrack | None:
+        """Point each transceiver at its role; returns the mic's incoming track."""
+        by_mid: dict[str, RTCRtpTransceiver] = {t.mid: t for t in peer.pc.getTransceivers()}
+        for mid in offer.slot_mids:
+            transceiver = by_mid[mid]
+            gate = GateTrack()
+            transceiver.direction = "sendonly"
+            transceiver.sender.replaceTrack(gate)
+            peer.slot_mids.append(mid)
+            peer.gates.append(gate)
+        if offer.mic_mid is None:
+            return None
+        receiver = by_mid[offer.mic_mid].receiver
+
+        def on_level(dbov: int) -> None:
+            peer.loudest = min(peer.loudest, dbov)
+
+        watch_levels(receiver, on_level)
+        return receiver.track
+
+    async def _forward(self, peer: Peer, track: MediaStreamTrack) -> None:
+        """Push each packet of `peer`'s mic into the gates of those who hear it."""
+        room = self.rooms[peer.table]
+        while True:
+            try:
+                packet = await track.recv()
+            except MediaStreamError:
+                return
+            for listener, slot in room.routes(peer.player):
+                target = self.peers.get((peer.table, listener))
+                if target is not None and slot < len(target.gates):
+                    target.gates[slot].push(packet, peer)
+
+    def _on_state(self, peer: Peer) -> None:
+        if self.peers.get((peer.table, peer.player)) is not peer:
+            return
+        state = peer.pc.connectionState
+        self.notify({"event": "peer", "table": peer.table, "player": peer.player, "state": state})
+        if state == "failed":
+            self._spawn(self._drop_if_current(peer))
+
+    async def _drop_if_current(self, peer: Peer) -> None:
+        if self.peers.get((peer.table, peer.player)) is peer:
+            await self._drop_peer(peer.table, peer.player)
+
+    async def _drop_peer(self, table: str, player: str) -> None:
+        """Close `player`'s peer, if any, and free the slots it filled at the others."""
+        peer = self.peers.pop((table, player), None)
+        if peer is None:
+            return
+        room = self.rooms.get(table)
+        if room is not None and player in room.members:
+            self._send_slots(room, room.detach(player))
+        await peer.pc.close()
+        if peer.forward is not None:
+            peer.forward.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await peer.forward
+        self.notify({"event": "peer", "table": table, "player": player, "state": "closed"})
+
+    def _send_slots(self, room: Room, players: set[str]) -> None:
+        """Tell each of `players` (with a peer) which publisher each of its slots carries."""
+        for player in sorted(players):
+            peer = self.peers.get((room.table, player))
+            if peer is None or player not in room.members:
+                continue
+            carried = room.slot_map(player)
+            pairs = zip(peer.slot_mids, carried, strict=True)
+            slots = [{"mid": mid, "player": p} for mid, p in pairs]
+            self.notify({"event": "slots", "table": room.table, "player": player, "slots": slots})
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.create_task(coro)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
