@@ -1,0 +1,774 @@
+"""The `shaha36` hand (rules-shaha36.md, seed 001): one explicit state machine.
+
+36 cards with the 6♣ «шаха», a table stack per player, the ante «кон», pot-limit betting in
+one betting round per deal, the dark circle, all-in with one pot, the showdown in order with
+show/muck for weaker hands, the tie vote, Svara with buy-ins, and the rake. The phases:
+
+- `betting`: the player in `current` acts; anyone still in the deal may `look` at any time;
+- `showdown`: hands open in order (S-6.1); a weaker one waits for `show`/`muck` (S-6.2);
+- `tie`: two tied players vote `cook`/`split` (S-7.1);
+- `buy_in`: the Svara buy-in is offered to one player at a time (S-7.3);
+- `finished`.
+
+Every action is checked completely (against `legal`) before anything changes, so a refused
+action leaves the hand as it was; `_why_not` only runs to explain a refusal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from functools import partial
+from typing import Any
+
+from .hand import (
+    HOUSE,
+    POT,
+    Action,
+    DealSource,
+    Event,
+    Hand,
+    HandResult,
+    Legal,
+    RuleError,
+    Seat,
+    Transfer,
+    register,
+)
+from .scoring import SCORERS, Score
+from .variants import Variant
+
+BETTING, SHOWDOWN, TIE, BUY_IN, FINISHED = "betting", "showdown", "tie", "buy_in", "finished"
+ACTIONS = (
+    "check", "bet", "call", "raise", "fold", "dark", "look",
+    "show", "muck", "cook", "split", "join", "skip", "timeout",
+)  # fmt: skip
+SCORER = SCORERS["shaha36"]
+FOLD, CHECK, LOOK = Legal("fold"), Legal("check"), Legal("look")
+SHOW_OR_MUCK = [Legal("show"), Legal("muck")]
+VOTES = [Legal("cook"), Legal("split")]
+_LOGS = ("events", "transfers", "deals")  # append-only: a refusal truncates them
+
+
+@register
+class Shaha36Hand(Hand):
+    """One shaha36 hand, from the ante to the last Svara."""
+
+    game = "shaha36"
+
+    def __init__(
+        self,
+        variant: Variant,
+        seats: Sequence[Seat],
+        dealer: str,
+        deals: DealSource,
+        dark: str | None = None,
+    ):
+        super().__init__(variant, seats, dealer, deals, dark)
+        self._check_setup()
+        self.order = tuple(s.name for s in self.seats)
+        self.seat_index = {p: i for i, p in enumerate(self.order)}
+        self.ante: int = variant["ante"]
+        self.stack = {s.name: s.balance for s in self.seats}
+        self.pot = 0
+        self.rake = 0
+        self.svaras = 0
+        self.winners: list[str] = []
+        # the showdown (S-6), the tie vote (S-7.1) and the buy-in (S-7.3)
+        self.queue: list[str] = []
+        self.asking: str | None = None
+        self.best: int | None = None
+        self.tied: list[str] = []
+        self.votes: dict[str, str] = {}
+        self.svara_dealer = dealer
+        self.fee = 0
+        self.offers: list[str] = []
+        self.joined: list[str] = []
+        for p in self.order:  # S-1.2: everyone puts the ante into the pot
+            self._pay(p, self.ante, "ante")
+        self.antes = self.pot
+        self.events.append(Event("ante", data={"amount": self.ante, "pot": self.pot}))
+        self._start_deal(self.order, dealer)
+
+    def _check_setup(self) -> None:
+        """Refuse a table the rules cannot deal (S-1.2), before any money moves."""
+        v, names = self.variant, [s.name for s in self.seats]
+        if v.game != self.game:
+            raise RuleError(f"variant {v.name} is a {v.game} variant, not shaha36")
+        if not 2 <= len(names) <= v["seats"]:
+            raise RuleError(f"shaha36 deals to 2..{v['seats']} players, not {len(names)} (S-1.2)")
+        if len(set(names)) != len(names):
+            raise RuleError("player names must be distinct")
+        if self.dealer not in names:
+            raise RuleError(f"the dealer {self.dealer!r} is not at the table")
+        if self.dark_choice is not None:
+            raise RuleError(
+                "in shaha36 the dark is an action of the first player after the dealer "
+                "(S-4.1), not a choice before the deal"
+            )
+        for s in self.seats:
+            if s.balance < v["ante"]:
+                raise RuleError(
+                    f"{s.name}'s stack {s.balance} does not cover the ante {v['ante']} (S-1.2)"
+                )
+
+    # --- seats and money ----------------------------------------------------------------
+    def _clockwise(self, start: str, among: Iterable[str]) -> list[str]:
+        """The players of `among` clockwise from the seat after `start` (`start` itself last)."""
+        pool = set(among)
+        i, n, order = self.seat_index[start], len(self.order), self.order
+        return [q for k in range(1, n + 1) if (q := order[(i + k) % n]) in pool]
+
+    def _live(self) -> list[str]:
+        """The players of the deal still in it, in seat order."""
+        return [p for p in self.in_deal if p not in self.folded and p not in self.mucked]
+
+    def _capped(self) -> bool:
+        """S-5.2: once a player in the deal is all-in, nobody raises until the hand ends."""
+        return any(self.stack[p] == 0 for p in self._live())
+
+    def _pay(self, p: str, amount: int, kind: str) -> None:
+        self.stack[p] -= amount
+        self.pot += amount
+        self.transfers.append(Transfer(amount, p, POT, kind))
+
+    def _pay_out(self, p: str, amount: int, kind: str) -> None:
+        self.stack[p] += amount
+        self.pot -= amount
+        self.transfers.append(Transfer(amount, POT, p, kind))
+
+    def _emit(self, kind: str, player: str | None = None, **data: Any) -> None:
+        self.events.append(Event(kind, player, data))
+
+    # --- the deal -----------------------------------------------------------------------
+    def _start_deal(self, players: Sequence[str], dealer: str) -> None:
+        """S-1.3, S-1.4, S-7.4: three cards each, dealt clockwise from after `dealer`; the
+        first after him opens the betting. S-7.5: a player with 0 means no betting at all."""
+        dealing = self._clockwise(dealer, players)
+        deal = self.draw(dealing)
+        self.deal_dealer = dealer
+        self.in_deal = tuple(p for p in self.order if p in deal.cards)
+        self.cards = dict(deal.cards)
+        self.turned = dict.fromkeys(self.in_deal, 0)
+        self.paid = dict.fromkeys(self.in_deal, 0)
+        self.folded: set[str] = set()
+        self.mucked: set[str] = set()
+        self.shown: dict[str, Score] = {}
+        self.dark_bets: set[str] = set()
+        self.level = 0
+        self.last_inc = self.ante  # S-3.2: the smallest bet, then the last raise increment
+        self.dark_circle = False
+        self.acted = False
+        self.last_caller: str | None = None
+        self.opener = dealing[0]
+        self.current: str | None = None
+        self.phase = BETTING
+        self._emit("deal", round=self.svaras, dealer=dealer, players=dealing)
+        self.pending = {p for p in self.in_deal if self.stack[p] > 0}
+        if len(self.pending) < len(self.in_deal):
+            self.pending = set()
+            self._emit("no_betting", players=[p for p in self.in_deal if self.stack[p] == 0])
+            self._end_betting()
+        else:
+            self.current = self.opener
+
+    # --- what is happening --------------------------------------------------------------
+    @property
+    def finished(self) -> bool:
+        return self.phase == FINISHED
+
+    @property
+    def next_dealer(self) -> str | None:
+        """S-1.4: the deal moves one seat clockwise (a Svara's dealer does not carry over)."""
+        if self.phase != FINISHED:
+            return None
+        return self.order[(self.seat_index[self.dealer] + 1) % len(self.order)]
+
+    def awaiting(self) -> tuple[str, ...]:
+        phase = self.phase
+        if phase == BETTING:
+            return (self.current,) if self.current else ()
+        if phase == SHOWDOWN:
+            return (self.asking,) if self.asking else ()
+        if phase == TIE:
+            return tuple(p for p in self.tied if p not in self.votes)
+        if phase == BUY_IN:
+            return (self.offers[0],)
+        return ()
+
+    def legal(self, player: str | None) -> list[Legal]:
+        if player is None or player not in self.stack:
+            return []
+        out = self._options(player) if player in self.awaiting() else []
+        if self._may_look(player):
+            out = [*out, LOOK]
+        return out
+
+    def _options(self, p: str) -> list[Legal]:
+        """What the awaited player `p` may do now, `look` and `timeout` aside."""
+        phase = self.phase
+        if phase == BETTING:
+            return self._betting_options(p)
+        if phase == SHOWDOWN:
+            return SHOW_OR_MUCK
+        if phase == TIE:
+            return VOTES
+        return [Legal("join", price=self.fee), Legal("skip")]
+
+    def _may_look(self, p: str) -> bool:
+        """S-1.3: cards are turned by their owner, at any moment of the betting."""
+        return (
+            self.phase == BETTING
+            and self.turned.get(p, 3) < 3
+            and p not in self.folded
+            and p not in self.mucked
+        )
+
+    def _betting_options(self, p: str) -> list[Legal]:
+        paid, level = self.paid[p], self.level
+        all_in = paid + self.stack[p]
+        if self.dark_circle:  # S-4.2, S-5.3: exactly ×2 (all-in if short), or fold
+            to = min(2 * level, all_in)
+            return [Legal("raise" if self.turned[p] else "dark", to=to, price=to - paid), FOLD]
+        if paid == level:
+            out = [CHECK]
+        else:
+            to = min(level, all_in)
+            out = [Legal("call", to=to, price=to - paid)]
+        if all_in > level and not self._capped():
+            if level == 0:
+                if self._may_start_dark(p):  # S-4.1
+                    to = min(self.ante, all_in)
+                    out.append(Legal("dark", to=to, price=to))
+                out.append(self._range("bet", p, self.ante, self.pot))  # S-3.2
+            else:  # S-3.2 Decision: increment ≥ the last one, ≤ the pot after the call
+                out.append(self._range("raise", p, level + self.last_inc, self._raise_limit(p)))
+        out.append(FOLD)
+        return out
+
+    def _raise_limit(self, p: str) -> int:
+        """S-3.2: a raise adds at most the pot as it stands after the raiser's call."""
+        owe = self.level - self.paid[p]
+        return self.level + self.pot + owe
+
+    def _range(self, do: str, p: str, low: int, high: int) -> Legal:
+        """A bet or raise from `low` to `high`, within the stack; all-in if the stack is short
+        of `low` (S-5.1)."""
+        paid = self.paid[p]
+        all_in = paid + self.stack[p]
+        if all_in <= low:
+            return Legal(do, to=all_in, price=all_in - paid)
+        return Legal(do, price=low - paid, min_to=low, max_to=min(high, all_in))
+
+    def _may_start_dark(self, p: str) -> bool:
+        """S-4.1: only the first player after the dealer, unlooked, as the first action."""
+        return (
+            self.variant["dark"]
+            and p == self.opener
+            and not self.acted
+            and self.turned[p] == 0
+            and self.level == 0
+        )
+
+    # --- acting -------------------------------------------------------------------------
+    def act(self, action: Action) -> list[Event]:
+        apply = self._validate(action)
+        start = len(self.events)
+        if action.do == "look":  # draws no deal: it cannot fail once validated
+            apply()
+            return self.events[start:]
+        saved = self._save()
+        try:
+            apply()
+        except RuleError:  # only a deal source can fail here (a hand file short of deals)
+            self._restore(saved)
+            raise
+        return self.events[start:]
+
+    def _save(self) -> tuple[dict[str, Any], tuple[int, ...]]:
+        """The state one container deep (the containers hold immutable values) and the
+        lengths of the logs: enough to undo an action whose Svara deal could not be drawn."""
+        state = {
+            k: v.copy() if isinstance(v, list | dict | set) else v
+            for k, v in self.__dict__.items()
+            if k not in _LOGS
+        }
+        return state, tuple(len(getattr(self, k)) for k in _LOGS)
+
+    def _restore(self, saved: tuple[dict[str, Any], tuple[int, ...]]) -> None:
+        state, lengths = saved
+        self.__dict__.update(state)
+        for k, n in zip(_LOGS, lengths, strict=True):
+            del getattr(self, k)[n:]
+
+    def _validate(self, a: Action) -> Callable[[], None]:
+        """The action bound to its effect, or RuleError saying what was expected."""
+        p, do, to = a.player, a.do, a.to
+        if do not in ACTIONS:
+            raise RuleError(f"shaha36 has no action {do!r}; its actions: {', '.join(ACTIONS)}", p)
+        if p not in self.stack:
+            raise RuleError(f"{p!r} does not sit at this table", p)
+        if self.phase == FINISHED:
+            raise RuleError("the hand is already over", p)
+        if a.deal is not None:
+            raise RuleError('shaha36 actions carry no "deal": two tied vote cook or split', p)
+        if do == "look":
+            return self._validate_look(p, to)
+        waiting = self.awaiting()
+        if p not in waiting:
+            raise RuleError(f"it is not {p}'s turn: waiting for {', '.join(waiting)}", p)
+        if do == "timeout":
+            if to is not None:
+                raise RuleError("timeout takes no amount", p)
+            return partial(self._timeout, p)
+        for option in self._options(p):
+            if option.do == do:
+                return partial(getattr(self, "_do_" + do), p, self._amount(p, option, to))
+        raise RuleError(self._why_not(p, do), p)
+
+    def _validate_look(self, p: str, to: int | None) -> Callable[[], None]:
+        """S-1.3 Decision: `look` turns one more card; with `to`, up to `to` cards in all."""
+        if self.phase != BETTING:
+            raise RuleError("cards are turned during the betting; at the showdown they open", p)
+        if p not in self.turned:
+            raise RuleError(f"{p} has no cards in this deal", p)
+        if p in self.folded:
+            raise RuleError(f"{p} has folded", p)
+        turned = self.turned[p]
+        if turned == 3:
+            raise RuleError(f"{p} has turned all three cards already (S-1.3)", p)
+        n = turned + 1 if to is None else to
+        if not turned < n <= 3:
+            raise RuleError(
+                f"look to is how many cards are face up after it: {turned + 1}..3, not {n}", p
+            )
+        return partial(self._do_look, p, n)
+
+    def _amount(self, p: str, option: Legal, to: int | None) -> int | None:
+        """The amount of an action that matches `option`, or RuleError why it does not."""
+        if option.min_to is not None and option.max_to is not None:
+            if to is None:
+                raise RuleError(f"{option.do} needs to: {option.min_to}..{option.max_to}", p)
+            if not option.min_to <= to <= option.max_to:
+                raise RuleError(self._why_not_amount(p, option, to), p)
+            return to
+        if option.to is None:
+            if to is not None:
+                raise RuleError(f"{option.do} takes no amount", p)
+            return None
+        if to is not None and to != option.to:
+            if self.dark_circle:
+                why = "in the dark circle each bet is exactly ×2 the previous one (S-4.2)"
+            elif option.to == self.paid[p] + self.stack[p]:
+                why = f"that is all {p} has (S-5.1)"
+            else:
+                why = "the amount is fixed"
+            raise RuleError(f"{option.do} is to {option.to} here, not {to}: {why}", p)
+        return option.to
+
+    def _why_not_amount(self, p: str, option: Legal, to: int) -> str:
+        assert option.min_to is not None
+        if to < option.min_to:
+            if option.do == "bet":
+                return f"a bet is at least the ante: {option.min_to} (S-3.2)"
+            return (
+                f"a raise goes to at least {option.min_to}: it adds at least the last bet or "
+                f"raise, {self.last_inc} (S-3.2)"
+            )
+        limit = self.pot if option.do == "bet" else self._raise_limit(p)
+        if to > limit:
+            what = "a bet is at most the pot" if option.do == "bet" else "a raise adds at most"
+            return f"{option.do} to {to} is over the pot limit: {what}, to {limit} (S-3.2)"
+        return f"{p} has {self.stack[p]}: all-in is to {self.paid[p] + self.stack[p]} (S-5.1)"
+
+    def _why_not(self, p: str, do: str) -> str:
+        """Why the awaited player `p` may not `do` now (the checks of `_options`, in words)."""
+        phase, owe = self.phase, 0
+        if phase == BETTING:
+            owe = self.level - self.paid[p]
+            if self.dark_circle:
+                if do == "dark" and self.turned[p]:
+                    return f"{p} has looked: raise ×2 to un-darken the circle, or fold (S-4.3)"
+                if do == "raise":
+                    return f"{p} has not looked: go dark ×2, or look first (S-4.2, S-4.3)"
+                return f"in the dark circle each player bets ×2 or folds (S-4.2); not {do}"
+            if do == "check":
+                return f"{p} cannot check: {owe} to call (S-3.1)"
+            if do == "call":
+                return "nothing to call: check or bet (S-3.1)"
+            if do in ("bet", "raise", "dark") and self._capped():
+                return "after an all-in nobody raises: call the all-in amount or fold (S-5.2)"
+            if do == "bet":
+                return f"there is a bet already: call {self.level} or raise (S-3.1)"
+            if do == "raise":
+                if self.level == 0:
+                    return "nothing to raise: bet (S-3.1)"
+                return f"{p} has {self.stack[p]}, only enough to call (S-5.1)"
+            if do == "dark":
+                if not self.variant["dark"]:
+                    return "the dark is off at this table (S-4)"
+                if p != self.opener:
+                    return (
+                        f"only {self.opener}, the first after the dealer, starts the dark (S-4.1)"
+                    )
+                if self.turned[p]:
+                    return f"{p} has looked: only an unlooked player starts the dark (S-4.1)"
+                return "the dark starts only as the first action of the betting (S-4.1)"
+        where = {
+            "show": "a weaker hand at the showdown shows or mucks (S-6.2)",
+            "muck": "a weaker hand at the showdown shows or mucks (S-6.2)",
+            "cook": "only two tied players vote cook or split (S-7.1)",
+            "split": "only two tied players vote cook or split (S-7.1)",
+            "join": "join and skip answer a Svara buy-in offer (S-7.3)",
+            "skip": "join and skip answer a Svara buy-in offer (S-7.3)",
+        }
+        expected = ", ".join(o.do for o in self._options(p))
+        return f"{where.get(do, f'{do} is for the betting (S-3.1)')}; now {p} may: {expected}"
+
+    # --- betting (S-3, S-4, S-5) ----------------------------------------------------------
+    def _put(self, p: str, to: int, kind: str) -> None:
+        """Bring `p`'s bet in this round up to `to`."""
+        self._pay(p, to - self.paid[p], kind)
+        self.paid[p] = to
+
+    def _do_look(self, p: str, n: int) -> None:
+        """S-1.3: turning any card means he has looked, and everyone sees that (Decision)."""
+        self.turned[p] = n
+        self._emit("look", p, turned=n)
+
+    def _do_check(self, p: str, _: int | None) -> None:
+        self.pending.discard(p)
+        self.acted, self.last_caller = True, p
+        self._emit("check", p)
+        self._next(p)
+
+    def _do_call(self, p: str, to: int) -> None:
+        self._emit("call", p, to=to, all_in=self.stack[p] == to - self.paid[p])
+        self._called(p, to, "bet")
+
+    def _called(self, p: str, to: int, kind: str) -> None:
+        """Match the level, or as much of it as `p` has (S-5.1: the rest goes back)."""
+        self._put(p, to, kind)
+        self.pending.discard(p)
+        self.acted, self.last_caller = True, p
+        if to < self.level:
+            self._short_all_in(to)
+        self._next(p)
+
+    def _do_bet(self, p: str, to: int) -> None:
+        self._raise(p, to, "bet")
+
+    def _do_raise(self, p: str, to: int) -> None:
+        if self.dark_circle:  # S-4.3: a looked ×2 ends the dark for all
+            self.dark_circle = False
+            self._emit("undark", p)
+        self._raise(p, to, "raise")
+
+    def _do_dark(self, p: str, to: int) -> None:
+        """S-4.1, S-4.2: the opener's dark bet of one ante starts the circle; each next
+        unlooked player doubles it."""
+        self.dark_bets.add(p)
+        if self.level == 0:
+            self.dark_circle = True
+        self._raise(p, to, "dark")
+
+    def _raise(self, p: str, to: int, kind: str) -> None:
+        level, money = self.level, "dark" if kind == "dark" else "bet"
+        self._emit(kind, p, to=to, all_in=self.stack[p] == to - self.paid[p])
+        if to <= level:  # S-5.3: an all-in dark for no more than the level is a call
+            self._called(p, to, money)
+            return
+        self._put(p, to, money)
+        self.acted = True
+        self.last_inc = max(self.last_inc, to - level)
+        self.level = to
+        self.pending = {q for q in self._live() if self.stack[q] > 0 and q != p}
+        self._next(p)
+
+    def _short_all_in(self, amount: int) -> None:
+        """S-5.1: whoever is still in and bet more than the all-in gets the excess back;
+        the all-in amount is the level from now on (folded bets stay in the pot)."""
+        for q in self._live():
+            excess = self.paid[q] - amount
+            if excess > 0:
+                self._pay_out(q, excess, "return")
+                self.paid[q] = amount
+                self._emit("return", q, amount=excess)
+        self.level = amount
+        self.pending = {q for q in self.pending if self.paid[q] < amount}
+
+    def _do_fold(self, p: str, _: int | None) -> None:
+        self.folded.add(p)
+        self.pending.discard(p)
+        self.acted = True
+        self._emit("fold", p)
+        self._next(p)
+
+    def _next(self, after: str) -> None:
+        """Pass the turn clockwise to the next player who still has to act (S-3.3)."""
+        if self._capped():
+            self.dark_circle = False
+        live = self._live()
+        ahead = self._clockwise(after, self.pending) if len(live) > 1 else []
+        if not ahead:
+            self._end_betting()
+            return
+        self.current = ahead[0]
+        if self.dark_circle and self.current == self.opener:  # S-4.3: the second circle
+            self.dark_circle = False
+            self._emit("dark_over")
+
+    def _end_betting(self) -> None:
+        """S-3.3: everyone has called (or all checked): showdown; one left: he takes it."""
+        self.current = None
+        live = self._live()
+        if len(live) == 1:
+            winner = live[0]
+            top = max((self.paid[q] for q in self.in_deal if q != winner), default=0)
+            uncalled = self.paid[winner] - top
+            if uncalled > 0:  # Decision (S-3.3): an uncalled bet goes back to its owner
+                self._pay_out(winner, uncalled, "return")
+                self.paid[winner] = top
+                self._emit("return", winner, amount=uncalled)
+            self._pay_pot([winner])
+            return
+        self._showdown(live)
+
+    def _timeout(self, p: str) -> None:
+        """S-3.4, S-4.4: check if he owes nothing, else fold; S-6.2: muck; S-7.1: a vote
+        for split; S-7.3: skip."""
+        self._emit("timeout", p)
+        phase = self.phase
+        if phase == BETTING:
+            if self.paid[p] == self.level:
+                self._do_check(p, None)
+            else:
+                self._do_fold(p, None)
+        elif phase == SHOWDOWN:
+            self._do_muck(p, None)
+        elif phase == TIE:
+            self._do_split(p, None)
+        else:
+            self._do_skip(p, None)
+
+    # --- showdown (S-6) -----------------------------------------------------------------
+    def _showdown(self, live: list[str]) -> None:
+        """S-6.1: the last caller opens first, then clockwise."""
+        self.phase = SHOWDOWN
+        first = (
+            self.last_caller
+            if self.last_caller in live
+            else self._clockwise(self.deal_dealer, live)[0]
+        )
+        self.queue = [first, *self._clockwise(first, live)[:-1]]
+        for q in live:
+            self.turned[q] = 3
+        self.best = None
+        self._emit("showdown", order=list(self.queue))
+        self._open_next()
+
+    def _open_next(self) -> None:
+        """S-6.2: a hand at least as strong as the best shown opens by itself (Decision:
+        an equal one too); a weaker one waits for show or muck."""
+        while self.queue:
+            q = self.queue[0]
+            score = SCORER.score(self.cards[q])
+            if self.best is not None and score.key < self.best:
+                self.asking = q
+                return
+            self.queue.pop(0)
+            self._reveal(q, score, by_itself=True)
+        self.asking = None
+        self._settle()
+
+    def _reveal(self, q: str, score: Score, by_itself: bool) -> None:
+        self.shown[q] = score
+        self.best = score.key if self.best is None else max(self.best, score.key)
+        cards = [str(c) for c in self.cards[q]]
+        self._emit(
+            "show", q, cards=cards, points=score.points, label=score.label, by_itself=by_itself
+        )
+
+    def _do_show(self, p: str, _: int | None) -> None:
+        self.queue.pop(0)
+        self._reveal(p, SCORER.score(self.cards[p]), by_itself=False)
+        self._open_next()
+
+    def _do_muck(self, p: str, _: int | None) -> None:
+        """S-6.2: a mucked hand is never seen by anyone (it is in no view and no event)."""
+        self.queue.pop(0)
+        self.mucked.add(p)
+        self._emit("muck", p)
+        self._open_next()
+
+    def _settle(self) -> None:
+        """S-6.3: the best hand takes the pot; S-7.1: two tied vote, three or more cook;
+        S-7.5: after the last allowed Svara a tie splits."""
+        tied = [q for q in self.in_deal if q in self.shown and self.shown[q].key == self.best]
+        if len(tied) == 1:
+            self._pay_pot(tied)
+        elif self.svaras >= self.variant["max_svaras"]:
+            self._emit("svara_limit", svaras=self.svaras)
+            self._pay_pot(tied)
+        elif len(tied) == 2:
+            self.phase, self.tied, self.votes = TIE, tied, {}
+            self._emit("tie", players=tied)
+        else:
+            self._svara(tied)
+
+    # --- the tie vote and Svara (S-7) ---------------------------------------------------
+    def _do_cook(self, p: str, _: int | None) -> None:
+        """S-7.1: one «Варить» is enough."""
+        self.votes[p] = "cook"
+        self._emit("vote", p, deal="cook")
+        self._svara(self.tied)
+
+    def _do_split(self, p: str, _: int | None) -> None:
+        self.votes[p] = "split"
+        self._emit("vote", p, deal="split")
+        if len(self.votes) == len(self.tied):
+            self._pay_pot(self.tied)
+
+    def _svara(self, tied: list[str]) -> None:
+        """S-7.2..S-7.4: the pot carries; the last tied clockwise deals; the others may buy
+        in for ceil(pot / tied) if more than two pots stay in front of them."""
+        self.svaras += 1
+        self.tied = tied
+        self.svara_dealer = self._clockwise(self.deal_dealer, tied)[-1]
+        pot = self.pot
+        self.fee = -(-pot // len(tied))
+        self.offers = [
+            q
+            for q in self._clockwise(self.svara_dealer, self.order)
+            if q not in tied and self.stack[q] - self.fee > 2 * pot
+        ]
+        self.joined = []
+        self._emit(
+            "svara",
+            round=self.svaras,
+            players=tied,
+            dealer=self.svara_dealer,
+            fee=self.fee,
+            offers=list(self.offers),
+        )
+        if self.offers:
+            self.phase = BUY_IN
+        else:
+            self._deal_svara()
+
+    def _do_join(self, p: str, _: int | None) -> None:
+        self._pay(p, self.fee, "fee")
+        self.joined.append(p)
+        self._emit("join", p, fee=self.fee)
+        self._offered(p)
+
+    def _do_skip(self, p: str, _: int | None) -> None:
+        self._emit("skip", p)
+        self._offered(p)
+
+    def _offered(self, p: str) -> None:
+        self.offers.pop(0)
+        if not self.offers:
+            self._deal_svara()
+
+    def _deal_svara(self) -> None:
+        players = [q for q in self.order if q in self.tied or q in self.joined]
+        self._start_deal(players, self.svara_dealer)
+
+    # --- the pot (S-6.3, S-7.6, S-8) ------------------------------------------------------
+    def _rake_due(self) -> int:
+        """S-8.1, S-8.2: a share of the final pot, capped, rounded down; none on a pot of
+        antes only, none at a table with a bot."""
+        if self.variant["bots"] or self.pot <= self.antes:
+            return 0
+        cap = self.variant["rake_cap_antes"] * self.ante
+        return min(self.pot * self.variant["rake_percent"] // 100, cap)
+
+    def _pay_pot(self, winners: list[str]) -> None:
+        """The pot less the rake to the winner, or split: remainder chips one by one
+        clockwise from the first tied player after the dealer (S-7.6)."""
+        rake = self._rake_due()
+        if rake:
+            self.pot -= rake
+            self.rake = rake
+            self.transfers.append(Transfer(rake, POT, HOUSE, "rake"))
+            self._emit("rake", amount=rake)
+        share, extra = divmod(self.pot, len(winners))
+        kind = "award" if len(winners) == 1 else "split"
+        amounts = {}
+        for i, q in enumerate(self._clockwise(self.deal_dealer, winners)):
+            amounts[q] = share + (1 if i < extra else 0)
+            self._pay_out(q, amounts[q], kind)
+        self.winners = [q for q in self.order if q in amounts]
+        self.phase = FINISHED
+        self._emit(kind, amounts=amounts)
+
+    # --- what each viewer sees ----------------------------------------------------------
+    def _state(self, p: str) -> str:
+        if p not in self.turned:
+            return "out"
+        if p in self.folded:
+            return "folded"
+        if p in self.mucked:
+            return "mucked"
+        return "shown" if p in self.shown else "playing"
+
+    def _cards_for(self, p: str, viewer: str | None, state: str) -> list[str] | None:
+        """Shown hands to all; a live hand's turned cards to its owner; nothing else, ever
+        (folded and mucked hands stay hidden even from their owner's view)."""
+        if state == "shown":
+            return [str(c) for c in self.cards[p]]
+        if viewer == p and state == "playing" and self.turned[p]:
+            return [str(c) for c in self.cards[p][: self.turned[p]]]
+        return None
+
+    def view(self, viewer: str | None) -> dict[str, Any]:
+        players = []
+        for p in self.order:
+            state = self._state(p)
+            seat: dict[str, Any] = {
+                "name": p,
+                "balance": self.stack[p],
+                "state": state,
+                "paid": self.paid.get(p, 0),
+                "cards": self._cards_for(p, viewer, state),
+                "turned": self.turned.get(p, 0),
+                "looked": self.turned.get(p, 0) > 0,
+                "dark": p in self.dark_bets,
+                "all_in": state in ("playing", "shown") and self.stack[p] == 0,
+            }
+            if state == "shown":
+                seat["points"], seat["label"] = self.shown[p].points, self.shown[p].label
+            players.append(seat)
+        out: dict[str, Any] = {
+            "game": self.game,
+            "variant": self.variant.name,
+            "phase": self.phase,
+            "dealer": self.deal_dealer,
+            "ante": self.ante,
+            "pot": self.pot,
+            "level": self.level if self.phase == BETTING else None,
+            "round": self.svaras,
+            "dark_circle": self.dark_circle,
+            "turn": self.current,
+            "players": players,
+            "awaiting": list(self.awaiting()),
+            "legal": [option.as_json() for option in self.legal(viewer)],
+            "events": self.public_events(viewer),
+            "result": None,
+        }
+        if self.phase == TIE:
+            out["tie"] = {"players": list(self.tied), "votes": dict(self.votes)}
+        if self.phase == BUY_IN:
+            out["svara"] = {
+                "players": list(self.tied),
+                "fee": self.fee,
+                "offers": list(self.offers),
+            }
+        if self.phase == FINISHED:
+            out["result"] = self.result()._asdict()
+        return out
+
+    def result(self) -> HandResult:
+        if self.phase != FINISHED:
+            raise RuleError(f"the hand is not over: waiting for {', '.join(self.awaiting())}")
+        return HandResult(dict(self.stack), list(self.winners), self.rake, self.svaras)
