@@ -1,1 +1,59 @@
-"""Svara: the web application (app factory, features) and the pure rules engine (app.engine)."""
+"""Svara: the web application (app factory, features) and the pure rules engine (app.engine).
+
+Importing `app` stays free of Flask: the engine is pure and the rules CLI imports it, and
+`svara serve` must monkey-patch eventlet before the web stack is imported. So the factory
+imports the web stack when it is called.
+
+Each feature is a package with `init_app(app)` (blueprints, Socket.IO handlers, its state in
+`app.extensions`); `FEATURES` lists them in start-up order.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from flask import Flask
+
+ROOT = Path(__file__).resolve().parent.parent
+FEATURES = ("app.protocol", "app.auth", "app.lobby")
+
+
+def create_app(config: dict[str, Any] | None = None) -> Flask:
+    """Build the web app on one instance folder; `config` overrides every other source
+    (config.md order: defaults < instance config.py < SVARA_* < `config`)."""
+    from flask import Flask
+    from werkzeug.middleware.proxy_fix import ProxyFix
+
+    from . import config as settings
+    from . import migrations
+    from .extensions import csrf, socketio
+    from .models.db import EXTENSION, Database
+
+    config = dict(config or {})
+    instance = settings.instance_folder(config.pop("INSTANCE", None))
+    app = Flask(
+        __name__,
+        instance_path=str(instance),
+        template_folder=str(ROOT / "templates"),
+        static_folder=str(ROOT / "static"),
+    )
+    settings.load(app, config)
+    if app.config["TRUST_PROXY"]:
+        proxies = app.config["TRUST_PROXY"]
+        app.wsgi_app = ProxyFix(  # type: ignore[method-assign]
+            app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies, x_port=proxies
+        )
+
+    db = Database(app.config["DATABASE_URL"])
+    app.extensions[EXTENSION] = db
+    if app.config["AUTO_MIGRATE"]:
+        migrations.upgrade(db.engine)
+
+    csrf.init_app(app)
+    socketio.init_app(app, async_mode=app.config["ASYNC_MODE"])
+    for feature in FEATURES:
+        import_module(feature).init_app(app)
+    return app

@@ -1,0 +1,26 @@
+"""Accounts and connections: register, log in, log out, sockets only with a session."""
+
+from __future__ import annotations
+
+from flask import Flask
+
+from . import sockets
+from .limits import FailureLimit
+from .presence import EXTENSION as PRESENCE
+from .presence import Presence
+from .service import current_user
+from .views import LIMIT_EXTENSION, LogoutForm, bp
+
+
+def init_app(app: Flask) -> None:
+    app.extensions[PRESENCE] = Presence()
+    app.extensions[LIMIT_EXTENSION] = FailureLimit(
+        int(app.config["LOGIN_ATTEMPTS"]), float(app.config["LOGIN_WINDOW"])
+    )
+    app.register_blueprint(bp)
+    sockets.init_app()
+
+    @app.context_processor
+    def account() -> dict[str, object]:
+        """Every page knows who is logged in and can offer a CSRF-protected logout."""
+        return {"current_user": current_user(), "logout_form": LogoutForm}

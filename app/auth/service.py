@@ -1,0 +1,143 @@
+"""Accounts: creating users, checking passwords, the session's user (C-0.1).
+
+Used by the web forms, the socket layer and the admin CLI alike, always inside a caller's
+session (`with get_db().session() as s:`).
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from collections.abc import Callable
+from functools import wraps
+from typing import Any, ParamSpec
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+from flask import current_app, g, redirect, request, session, url_for
+from sqlalchemy import func
+from sqlmodel import Session, select
+
+from app.engine.hand import HOUSE, POT
+from app.ledger import user_account
+from app.models import User, get_db
+
+ADMIN_NAME = "admin"
+# Player names appear in hand files and ledger transfers next to these (app/engine/hand.py).
+RESERVED_NAMES = frozenset({POT, HOUSE})
+NAME_PATTERN = re.compile(r"^[^\W_][\w-]*$")
+SESSION_KEY = "user_id"
+P = ParamSpec("P")
+
+_hasher = PasswordHasher()
+
+
+class AccountError(ValueError):
+    """A name or password the rules for accounts refuse; the message says why."""
+
+
+def check_name(name: str, max_length: int) -> str:
+    """A valid new player name: letters (any script), digits, `_` and `-`, not reserved."""
+    if not 2 <= len(name) <= max_length:
+        raise AccountError(f"a name has 2 to {max_length} characters")
+    if not NAME_PATTERN.match(name):
+        raise AccountError(
+            "a name starts with a letter or digit and has only letters, digits, _ and -"
+        )
+    if name.lower() in RESERVED_NAMES:
+        raise AccountError(f"the name {name!r} is reserved")
+    return name
+
+
+def find_user(s: Session, name: str) -> User | None:
+    """The user of this name, ignoring case (names are unique regardless of case)."""
+    return s.exec(select(User).where(func.lower(User.name) == name.lower())).first()
+
+
+def create_user(
+    s: Session, name: str, password: str, *, is_admin: bool = False, max_length: int = 24
+) -> User:
+    """A new user with an account holding 0 (C-0.1). AccountError if the name is taken."""
+    check_name(name, max_length)
+    if find_user(s, name) is not None:
+        raise AccountError(f"the name {name!r} is taken")
+    user = User(name=name, password_hash=_hasher.hash(password), is_admin=is_admin)
+    s.add(user)
+    s.flush()
+    assert user.id is not None
+    user_account(s, user.id)
+    return user
+
+
+def set_password(user: User, password: str) -> None:
+    user.password_hash = _hasher.hash(password)
+
+
+def authenticate(s: Session, name: str, password: str) -> User | None:
+    """The user if the password is right and he is not banned; rehashes outdated hashes."""
+    user = find_user(s, name)
+    if user is None:
+        # Spend the same time as a real check, so timing does not reveal which names exist.
+        _hasher.hash(password)
+        return None
+    try:
+        _hasher.verify(user.password_hash, password)
+    except (VerificationError, InvalidHashError):
+        return None
+    if user.banned:
+        return None
+    if _hasher.check_needs_rehash(user.password_hash):
+        set_password(user, password)
+    return user
+
+
+def ensure_admin(s: Session) -> str | None:
+    """On a database without users, create `admin` with a generated password and return the
+    password (shown once by `svara serve`); otherwise None."""
+    if s.exec(select(User.id)).first() is not None:
+        return None
+    password = secrets.token_urlsafe(12)
+    create_user(s, ADMIN_NAME, password, is_admin=True)
+    return password
+
+
+# --- the session's user -----------------------------------------------------------------
+def log_in(user: User) -> None:
+    """Start a fresh session for `user` (a new session defeats session fixation)."""
+    session.clear()
+    session[SESSION_KEY] = user.id
+    session.permanent = True
+
+
+def log_out() -> None:
+    session.clear()
+
+
+def current_user() -> User | None:
+    """The logged-in, not banned user of this request (cached on `g`)."""
+    if "user" not in g:
+        user = None
+        user_id = session.get(SESSION_KEY)
+        if isinstance(user_id, int):
+            with get_db().session() as s:
+                user = s.get(User, user_id)
+            if user is not None and user.banned:
+                user = None
+        g.user = user
+    return g.user
+
+
+def login_required(view: Callable[P, Any]) -> Callable[P, Any]:
+    """Send visitors without a session to the login page, and back afterwards."""
+
+    @wraps(view)
+    def wrapped(*args: P.args, **kwargs: P.kwargs) -> Any:
+        if current_user() is None:
+            return redirect(url_for("auth.login", next=request.full_path.rstrip("?")))
+        return view(*args, **kwargs)
+
+    return wrapped
+
+
+def name_max_length() -> int:
+    return int(current_app.config["NAME_MAX_LENGTH"])

@@ -1,0 +1,25 @@
+"""The lobby: open tables with live occupancy, and the lobby chat."""
+
+from __future__ import annotations
+
+from flask import Flask
+
+from app.models.db import EXTENSION as DB
+from app.tables.chat import Chat
+
+from . import sockets
+from .service import EXTENSION, Lobby
+from .views import bp
+
+
+def init_app(app: Flask) -> None:
+    config = app.config
+    chat = Chat(
+        config["CHAT_KEEP"],
+        config["CHAT_MAX_LENGTH"],
+        config["CHAT_RATE"],
+        config["CHAT_RATE_WINDOW"],
+    )
+    app.extensions[EXTENSION] = Lobby(app.extensions[DB], chat)
+    app.register_blueprint(bp)
+    sockets.init_app()

@@ -1,0 +1,129 @@
+"""The lobby's state: which tables are open (with live occupancy) and the lobby chat.
+
+The table runtime tells the lobby about live seats through two seams::
+
+    lobby = get_lobby()
+    lobby.occupancy = runtime.occupancy   # table id -> (seated, queued), C-1.2
+    lobby.publish(table_id)               # after seats, queue or the table changed
+
+`publish` may be called from any task (it opens its own database session and emits with
+`socketio.emit`), never from inside a database session.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from flask import current_app
+from sqlmodel import Session, select
+
+from app.engine.variants import VariantError
+from app.extensions import socketio
+from app.models import Database, Table
+from app.tables.chat import Chat
+from app.variants import find_variant, table_variant
+
+EXTENSION = "svara.lobby"
+ROOM = "lobby"
+TABLE = "lobby:table"
+TABLE_CLOSED = "lobby:table_closed"
+DEMO_NAME = "Демо"
+DEMO_VARIANT = "classic"
+
+Occupancy = Callable[[int], tuple[int, int]]
+
+
+def nobody_seated(table_id: int) -> tuple[int, int]:
+    """Occupancy until a table runtime reports its own: no one seated, no queue."""
+    return 0, 0
+
+
+class Lobby:
+    """Open tables as the lobby shows them, and the lobby chat (C-8.4)."""
+
+    def __init__(self, db: Database, chat: Chat):
+        self.db = db
+        self.chat = chat
+        self.occupancy: Occupancy = nobody_seated
+
+    def summary(self, s: Session, table: Table) -> dict[str, Any]:
+        """One table as listed: variant, stakes, seats taken, queue length."""
+        assert table.id is not None
+        variant = table_variant(s, table)
+        seated, queued = self.occupancy(table.id)
+        stakes: dict[str, Any] = {"ante": variant["ante"]}
+        if "buy_in_min" in variant.rules:  # the stack variants (S-1.5)
+            stakes["buy_in"] = [
+                variant["buy_in_min"] * stakes["ante"],
+                variant["buy_in_max"] * stakes["ante"],
+            ]
+        return {
+            "id": table.id,
+            "name": table.name,
+            "variant": table.variant,
+            "game": variant.game,
+            "stakes": stakes,
+            "seats": table.seats,
+            "seated": seated,
+            "queue": queued,
+        }
+
+    def tables(self) -> list[dict[str, Any]]:
+        """Every open public table, oldest first."""
+        with self.db.session() as s:
+            query = select(Table).where(~Table.closed, ~Table.private).order_by(Table.id)
+            return [self.summary(s, t) for t in s.exec(query).all()]
+
+    def publish(self, table_id: int) -> None:
+        """Tell the lobby that a table changed (or closed, or went private)."""
+        with self.db.session() as s:
+            table = s.get(Table, table_id)
+            listed = table is not None and not table.closed and not table.private
+            summary = self.summary(s, table) if listed and table is not None else None
+        if summary is None:
+            socketio.emit(TABLE_CLOSED, {"id": table_id}, to=ROOM)
+        else:
+            socketio.emit(TABLE, summary, to=ROOM)
+
+
+def create_table(
+    s: Session,
+    name: str,
+    variant: str,
+    *,
+    seats: int | None = None,
+    private: bool = False,
+    rules: dict[str, Any] | None = None,
+    created_by: int | None = None,
+) -> Table:
+    """A new table; VariantError if the variant, seats or rules are not valid."""
+    name = " ".join(name.split())
+    if not 1 <= len(name) <= 64:
+        raise VariantError("a table name has 1 to 64 characters")
+    overrides = dict(rules or {})
+    if seats is not None:
+        overrides["seats"] = seats
+    checked = find_variant(s, variant, overrides)
+    table = Table(
+        name=name,
+        variant=variant,
+        rules={k: v for k, v in overrides.items() if k != "seats"},
+        seats=checked["seats"],
+        private=private,
+        created_by=created_by,
+    )
+    s.add(table)
+    s.flush()
+    return table
+
+
+def ensure_demo_table(s: Session) -> Table | None:
+    """On a database without tables, open the demo `classic` table (first start)."""
+    if s.exec(select(Table.id)).first() is not None:
+        return None
+    return create_table(s, DEMO_NAME, DEMO_VARIANT)
+
+
+def get_lobby() -> Lobby:
+    return current_app.extensions[EXTENSION]

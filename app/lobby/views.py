@@ -1,0 +1,75 @@
+"""The lobby page and the form that opens a new table."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, redirect, render_template, url_for
+from flask_wtf import FlaskForm
+from wtforms import BooleanField, IntegerField, SelectField, StringField
+from wtforms.validators import DataRequired, Length, NumberRange, Optional
+
+from app.auth.service import current_user, login_required
+from app.engine.variants import VariantError
+from app.models import get_db
+from app.variants import variant_names
+
+from .service import create_table, get_lobby
+
+bp = Blueprint("lobby", __name__)
+
+
+class TableForm(FlaskForm):
+    name = StringField("Название", validators=[DataRequired(), Length(max=64)])
+    variant = SelectField("Вариант", validators=[DataRequired()])
+    seats = IntegerField("Мест", validators=[Optional(), NumberRange(min=2, max=8)])
+    private = BooleanField("Закрытый (не виден в лобби)")
+
+
+def _table_form() -> TableForm:
+    form = TableForm()
+    with get_db().session() as s:
+        form.variant.choices = variant_names(s)
+    return form
+
+
+def _page(form: TableForm, error: str | None = None, status: int = 200) -> Any:
+    lobby = get_lobby()
+    return (
+        render_template(
+            "lobby.html", tables=lobby.tables(), chat=lobby.chat.recent(), form=form, error=error
+        ),
+        status,
+    )
+
+
+@bp.route("/")
+@login_required
+def index() -> Any:
+    return _page(_table_form())
+
+
+@bp.route("/tables", methods=["POST"])
+@login_required
+def new_table() -> Any:
+    """Open a table (C-1.1: 2..8 seats, within what the variant allows)."""
+    form = _table_form()
+    if not form.validate_on_submit():
+        return _page(form, "Проверьте поля формы", 400)
+    user = current_user()
+    assert user is not None
+    try:
+        with get_db().session() as s:
+            table = create_table(
+                s,
+                form.name.data,
+                form.variant.data,
+                seats=form.seats.data,
+                private=form.private.data,
+                created_by=user.id,
+            )
+    except VariantError as e:
+        return _page(form, str(e), 400)
+    assert table.id is not None
+    get_lobby().publish(table.id)
+    return redirect(url_for("lobby.index"))

@@ -1,0 +1,35 @@
+"""The stored data (SQLModel). Importing this package registers every table on
+`SQLModel.metadata`, which Alembic (app/migrations) compares against."""
+
+from .accounts import ACCOUNT_KINDS, HOUSE, POT, STACK, USER, Account, LedgerEntry, User
+from .db import Database, get_db, utcnow
+from .tables import (
+    CANCELLED,
+    FINISHED,
+    HAND_STATUSES,
+    PLAYING,
+    CustomVariant,
+    HandRecord,
+    Table,
+)
+
+__all__ = [
+    "ACCOUNT_KINDS",
+    "CANCELLED",
+    "FINISHED",
+    "HAND_STATUSES",
+    "HOUSE",
+    "PLAYING",
+    "POT",
+    "STACK",
+    "USER",
+    "Account",
+    "CustomVariant",
+    "Database",
+    "HandRecord",
+    "LedgerEntry",
+    "Table",
+    "User",
+    "get_db",
+    "utcnow",
+]

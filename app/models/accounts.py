@@ -1,0 +1,63 @@
+"""Users, their money accounts and the ledger (C-0.1, C-0.3).
+
+An account holds money: a user's balance, the house (rake), a hand's pot in play, a player's
+stack at a table (the stack variants). Every change of an account's balance is a ledger row
+written in the same transaction (app/ledger.py), so a balance is always the sum of its rows.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlmodel import Field, SQLModel
+
+from .db import utcnow
+
+USER = "user"
+HOUSE = "house"
+POT = "pot"
+STACK = "stack"
+ACCOUNT_KINDS = (USER, HOUSE, POT, STACK)
+
+
+class User(SQLModel, table=True):
+    __tablename__ = "users"
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(index=True, unique=True, max_length=64)
+    password_hash: str
+    is_admin: bool = False
+    banned: bool = False
+    created: datetime = Field(default_factory=utcnow)
+
+
+class Account(SQLModel, table=True):
+    """Money in one place. `user_id` is set for a user's balance and stacks, `hand_id` for a
+    pot, `table_id` for a stack; the house has none."""
+
+    __tablename__ = "accounts"
+
+    id: int | None = Field(default=None, primary_key=True)
+    kind: str = Field(index=True, max_length=8)
+    user_id: int | None = Field(default=None, foreign_key="users.id", index=True)
+    table_id: int | None = Field(default=None, foreign_key="tables.id", index=True)
+    hand_id: int | None = Field(default=None, foreign_key="hands.id", index=True)
+    balance: int = 0
+    created: datetime = Field(default_factory=utcnow)
+
+
+class LedgerEntry(SQLModel, table=True):
+    """One side of one movement of money. The rows of a movement share `movement` and sum to
+    zero, except a grant (money entering the system by an admin, C-0.1)."""
+
+    __tablename__ = "ledger"
+
+    id: int | None = Field(default=None, primary_key=True)
+    account_id: int = Field(foreign_key="accounts.id", index=True)
+    amount: int
+    kind: str = Field(max_length=16)
+    movement: str = Field(index=True, max_length=32)
+    hand_id: int | None = Field(default=None, foreign_key="hands.id", index=True)
+    table_id: int | None = Field(default=None, foreign_key="tables.id", index=True)
+    created: datetime = Field(default_factory=utcnow)
+    reason: str = ""

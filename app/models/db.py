@@ -1,0 +1,82 @@
+"""The database: one engine per app, short sessions, SQLite tuned for a single server.
+
+How to use it (web handlers, the table runtime, the CLI)::
+
+    with get_db().session() as s:   # commits on success, rolls back on an exception
+        s.add(row)
+
+Keep a session short and never emit, sleep or wait inside it: SQLite has one writer, and
+under eventlet a blocked writer would stall every green thread. For SQLite the sessions of
+one process are therefore taken one at a time (a re-entrant, green-aware lock), and the
+connection waits for other processes (the admin CLI) with a busy timeout.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from typing import Any
+
+from flask import current_app
+from sqlalchemy import Engine, event
+from sqlmodel import Session, create_engine
+
+EXTENSION = "svara.db"
+
+
+class Database:
+    """An engine and the way to open sessions on it."""
+
+    def __init__(self, url: str):
+        self.url = url
+        self.is_sqlite = url.startswith("sqlite")
+        kwargs: dict[str, Any] = {}
+        if self.is_sqlite:
+            # Sessions are handed between green threads/threads; the lock below serialises them.
+            kwargs["connect_args"] = {"check_same_thread": False, "timeout": 30}
+        self.engine: Engine = create_engine(url, **kwargs)
+        if self.is_sqlite:
+            event.listen(self.engine, "connect", _sqlite_pragmas)
+        # Created here, after eventlet's monkey-patching, so under eventlet it is green.
+        self._lock = threading.RLock() if self.is_sqlite else None
+
+    @contextmanager
+    def session(self) -> Iterator[Session]:
+        """A session in one transaction: committed when the block ends, rolled back on error."""
+        if self._lock is not None:
+            self._lock.acquire()
+        try:
+            with Session(self.engine, expire_on_commit=False) as s:
+                try:
+                    yield s
+                    s.commit()
+                except BaseException:
+                    s.rollback()
+                    raise
+        finally:
+            if self._lock is not None:
+                self._lock.release()
+
+    def dispose(self) -> None:
+        self.engine.dispose()
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    """WAL lets readers (the CLI) work while the server writes; foreign keys are on."""
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.close()
+
+
+def get_db() -> Database:
+    """The current app's database (inside an app or request context)."""
+    return current_app.extensions[EXTENSION]
+
+
+def utcnow() -> datetime:
+    """Timestamps are aware and UTC (SQLModel refuses naive ones)."""
+    return datetime.now(UTC)

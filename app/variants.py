@@ -1,0 +1,33 @@
+"""Which rules a table plays: a preset (app/engine/variants.py) or a stored custom variant,
+with the table's own overrides on top."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from sqlmodel import Session, select
+
+from app.engine.variants import PRESETS, Variant, VariantError, get_variant
+from app.models import CustomVariant, Table
+
+
+def find_variant(s: Session, name: str, overrides: Mapping[str, Any] | None = None) -> Variant:
+    """A preset or custom variant by name, with `overrides` checked (VariantError)."""
+    if name in PRESETS:
+        return get_variant(name, overrides)
+    custom = s.exec(select(CustomVariant).where(CustomVariant.name == name)).first()
+    if custom is None:
+        raise VariantError(f"unknown variant {name!r}")
+    base = get_variant(custom.base).with_rules(custom.rules, name=custom.name)
+    return base.with_rules(overrides) if overrides else base
+
+
+def variant_names(s: Session) -> list[str]:
+    """Every variant a table may be created with: the presets, then custom ones."""
+    return [*PRESETS, *s.exec(select(CustomVariant.name).order_by(CustomVariant.name)).all()]
+
+
+def table_variant(s: Session, table: Table) -> Variant:
+    """The rules of a table: its variant with its overrides and its number of seats."""
+    return find_variant(s, table.variant, {**table.rules, "seats": table.seats})

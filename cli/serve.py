@@ -1,0 +1,89 @@
+"""`svara serve`: start the web server on one instance folder.
+
+The first start creates the schema (later starts upgrade it), an `admin` account with a
+generated password shown only then, and a demo `classic` table. The address is printed once
+the port is listening, so whoever started the server (a person, a test) may connect at once.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from typing import Any
+
+import click
+
+from .options import instance_option
+
+ASYNC_MODE_ENV = "SVARA_ASYNC_MODE"
+
+
+@click.command()
+@click.option("--host", default=None, help="address to listen on  [default: 127.0.0.1]")
+@click.option("--port", type=int, default=None, help="port (0: any free one)  [default: 5000]")
+@instance_option
+def serve(host: str | None, port: int | None, instance: str) -> None:
+    """Run the game server (Flask-SocketIO; eventlet unless SVARA_ASYNC_MODE says otherwise)."""
+    async_mode = os.environ.get(ASYNC_MODE_ENV, "eventlet")
+    if async_mode == "eventlet":
+        # Before anything imports the web stack, so sockets, threads and locks are green.
+        # eventlet is the designed server (architecture.md); its deprecation notice is known.
+        warnings.filterwarnings("ignore", message="\nEventlet is deprecated")
+        import eventlet
+
+        eventlet.monkey_patch()
+
+    from app import create_app
+    from app.auth.service import ADMIN_NAME, ensure_admin
+    from app.lobby.service import ensure_demo_table
+    from app.models import get_db
+
+    overrides: dict[str, Any] = {"INSTANCE": instance, "ASYNC_MODE": async_mode}
+    if host is not None:
+        overrides["HOST"] = host
+    if port is not None:
+        overrides["PORT"] = port
+    app = create_app(overrides)
+    with app.app_context(), get_db().session() as s:
+        password = ensure_admin(s)
+        ensure_demo_table(s)
+
+    def ready(address: str) -> None:
+        click.echo(f"Svara is listening on {address}  (instance {app.instance_path})")
+        if password is not None:
+            click.echo(f"Administrator created: name {ADMIN_NAME}, password {password}")
+            click.echo("This password is shown only now; change it after logging in.")
+
+    run(app, app.config["HOST"], int(app.config["PORT"]), ready)
+
+
+def run(app: Any, host: str, port: int, ready: Any) -> None:
+    """Listen, call `ready(address)` with the real port, then serve until interrupted."""
+    async_mode = app.config["ASYNC_MODE"]
+    try:
+        if async_mode == "eventlet":
+            import eventlet
+            import eventlet.wsgi
+
+            listener = eventlet.listen((host, port))
+            ready(_address(host, listener.getsockname()[1]))
+            eventlet.wsgi.server(listener, app, log_output=False)
+        elif async_mode == "threading":
+            import logging
+
+            from werkzeug.serving import make_server
+
+            logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no line per request
+
+            server = make_server(host, port, app, threaded=True)
+            ready(_address(host, server.port))
+            server.serve_forever()
+        else:
+            raise click.UsageError(f"{ASYNC_MODE_ENV}={async_mode}: use eventlet or threading")
+    except KeyboardInterrupt:
+        click.echo("Svara stopped.")
+
+
+def _address(host: str, port: int) -> str:
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}"

@@ -1,0 +1,93 @@
+// The lobby page: live table list and lobby chat over Socket.IO (docs/protocol.md, «Lobby»).
+// Text from the server is only ever put into the page with textContent (never as HTML).
+import { io } from "/static/vendor/socket.io.esm.min.js";
+
+const rows = document.getElementById("table-rows");
+const noTables = document.getElementById("no-tables");
+const chatLines = document.getElementById("chat-lines");
+const chatForm = document.getElementById("chat-form");
+const chatText = document.getElementById("chat-text");
+const status = document.getElementById("connection-status");
+
+function cell(className, text) {
+  const td = document.createElement("td");
+  td.className = className;
+  td.textContent = text;
+  return td;
+}
+
+function stakes(s) {
+  return s.buy_in ? `анте ${s.ante}, бай-ин ${s.buy_in[0]}–${s.buy_in[1]}` : `анте ${s.ante}`;
+}
+
+function tableRow(t) {
+  const tr = document.createElement("tr");
+  tr.className = "table-row";
+  tr.dataset.tableId = String(t.id);
+  const name = cell("table-name", "");
+  const link = document.createElement("a");
+  link.href = `/table/${t.id}`;
+  link.textContent = t.name;
+  name.append(link);
+  tr.append(name, cell("table-variant", t.variant), cell("table-stakes", stakes(t.stakes)),
+    cell("table-seats", `${t.seated}/${t.seats}`), cell("table-queue", String(t.queue)));
+  return tr;
+}
+
+function showTable(t) {
+  const old = rows.querySelector(`[data-table-id="${t.id}"]`);
+  if (old) old.replaceWith(tableRow(t));
+  else rows.append(tableRow(t));
+  noTables.hidden = true;
+}
+
+function removeTable(id) {
+  rows.querySelector(`[data-table-id="${id}"]`)?.remove();
+  noTables.hidden = rows.children.length > 0;
+}
+
+function chatLine(line) {
+  const li = document.createElement("li");
+  li.className = "chat-line";
+  const from = document.createElement("span");
+  from.className = "chat-from";
+  from.textContent = line.from;
+  const text = document.createElement("span");
+  text.className = "chat-text";
+  text.textContent = line.text;
+  li.append(from, ": ", text);
+  chatLines.append(li);
+  chatLines.scrollTop = chatLines.scrollHeight;
+}
+
+const socket = io({ transports: ["websocket"] });
+socket.on("connect", () => {
+  status.textContent = "";
+  socket.emit("lobby:join");
+});
+socket.on("disconnect", () => { status.textContent = "нет соединения · переподключение…"; });
+socket.on("lobby:state", (state) => {
+  rows.replaceChildren(...state.tables.map(tableRow));
+  noTables.hidden = state.tables.length > 0;
+  chatLines.replaceChildren();
+  state.chat.forEach(chatLine);
+});
+socket.on("lobby:table", showTable);
+socket.on("lobby:table_closed", (t) => removeTable(t.id));
+socket.on("lobby:chat", chatLine);
+socket.on("error", (e) => { status.textContent = e.reason; });
+for (const ended of ["session:taken_over", "session:ended"]) {
+  socket.on(ended, (e) => {
+    socket.io.opts.reconnection = false;
+    status.textContent = e.reason === "logged in elsewhere"
+      ? "Вы вошли в другом окне — это окно отключено." : "Сеанс завершён.";
+  });
+}
+
+chatForm.addEventListener("submit", (event) => {
+  event.preventDefault();
+  const text = chatText.value.trim();
+  if (!text) return;
+  socket.emit("lobby:chat", { text });
+  chatText.value = "";
+});

@@ -1,0 +1,196 @@
+"""A real `svara serve` on a free loopback port, and real clients for it (issue 5, Tests).
+
+Nothing here sleeps to wait: the server says when it listens (a line on stdout), and socket
+events are waited for in queues with timeouts.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import re
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+import requests
+import socketio
+
+WAIT = 20.0  # seconds: generous bounds on events that normally take milliseconds
+SVARA = str(Path(sys.executable).with_name("svara"))
+ASYNC_MODES = ("eventlet", "threading")
+LISTENING = re.compile(r"listening on (http://\S+)")
+PASSWORD = re.compile(r"Administrator created: name (\S+), password (\S+)")
+CSRF = re.compile(r'name="csrf_token" type="hidden" value="([^"]+)"')
+
+
+@dataclass
+class Server:
+    """A running `svara serve` subprocess and everything it printed."""
+
+    process: subprocess.Popen[str]
+    instance: Path
+    async_mode: str
+    lines: queue.Queue[str] = field(default_factory=queue.Queue)
+    output: list[str] = field(default_factory=list)
+    url: str = ""
+
+    def wait_for(self, pattern: re.Pattern[str]) -> re.Match[str]:
+        """The first line (from now on) matching `pattern`; fails if the server exits."""
+        while True:
+            try:
+                line = self.lines.get(timeout=WAIT)
+            except queue.Empty:
+                raise AssertionError(
+                    f"server printed no {pattern.pattern!r}: {self.output}"
+                ) from None
+            if line is None:
+                raise AssertionError(f"server exited: {''.join(self.output)}")
+            if match := pattern.search(line):
+                return match
+
+    def stop(self, sig: int = signal.SIGTERM) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(sig)
+            self.process.wait(timeout=WAIT)
+
+
+def start_server(instance: Path, async_mode: str, **env: str) -> Server:
+    """Start `svara serve --port 0` on `instance` and wait until it listens."""
+    environment = {**os.environ, "SVARA_ASYNC_MODE": async_mode, "PYTHONUNBUFFERED": "1", **env}
+    process = subprocess.Popen(
+        [SVARA, "serve", "--host", "127.0.0.1", "--port", "0", "--instance", str(instance)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=environment,
+    )
+    server = Server(process, instance, async_mode)
+
+    def pump() -> None:
+        assert process.stdout is not None
+        for line in process.stdout:
+            server.output.append(line)
+            server.lines.put(line)
+        server.lines.put(None)  # type: ignore[arg-type]
+
+    threading.Thread(target=pump, daemon=True).start()
+    server.url = server.wait_for(LISTENING).group(1)
+    return server
+
+
+@pytest.fixture(scope="session", params=ASYNC_MODES)
+def server(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Server]:
+    """One server per async mode for the whole session; tests use their own user names."""
+    running = start_server(tmp_path_factory.mktemp(f"instance-{request.param}"), request.param)
+    yield running
+    running.stop()
+    assert running.process.returncode in (0, -signal.SIGTERM), "".join(running.output)
+
+
+_names = iter(range(1, 1_000_000))
+
+
+def unique_name(prefix: str = "p") -> str:
+    return f"{prefix}{next(_names)}_{os.getpid() % 1000}"
+
+
+class Browser:
+    """An HTTP client with a cookie jar that fills forms the way a browser does (with the
+    page's CSRF token)."""
+
+    def __init__(self, url: str):
+        self.url = url
+        self.http = requests.Session()
+
+    def csrf(self, path: str) -> str:
+        page = self.http.get(self.url + path, timeout=WAIT)
+        match = CSRF.search(page.text)
+        assert match, f"no CSRF token on {path}"
+        return match.group(1)
+
+    def post_form(
+        self, path: str, data: dict[str, Any], token_from: str | None = None
+    ) -> requests.Response:
+        token = self.csrf(token_from or path)
+        return self.http.post(
+            self.url + path, data={**data, "csrf_token": token}, timeout=WAIT, allow_redirects=False
+        )
+
+    def register(self, name: str, password: str = "correct horse") -> requests.Response:
+        response = self.post_form(
+            "/register", {"name": name, "password": password, "confirm": password}
+        )
+        assert response.status_code == 302, response.text
+        return response
+
+    def login(self, name: str, password: str) -> requests.Response:
+        return self.post_form("/login", {"name": name, "password": password})
+
+    def cookie_header(self) -> str:
+        return "; ".join(f"{c.name}={c.value}" for c in self.http.cookies)
+
+    def socket(self) -> Client:
+        client = Client()
+        client.connect(self.url, self.cookie_header())
+        return client
+
+
+class Client:
+    """A python-socketio client that records every event into a queue."""
+
+    def __init__(self) -> None:
+        self.sio = socketio.Client(reconnection=False)
+        self.events: queue.Queue[tuple[str, Any]] = queue.Queue()
+        self.seen: list[tuple[str, Any]] = []
+        self.disconnected = threading.Event()
+        self.sio.on("*", lambda event, data=None: self.events.put((event, data)))
+        self.sio.on("disconnect", lambda *args: self.disconnected.set())
+
+    def connect(self, url: str, cookie: str) -> None:
+        self.sio.connect(
+            url, headers={"Cookie": cookie}, transports=["websocket"], wait_timeout=WAIT
+        )
+
+    def wait(self, event: str, timeout: float = WAIT) -> Any:
+        """The payload of the next `event` (other events are kept in `seen`)."""
+        while True:
+            try:
+                name, data = self.events.get(timeout=timeout)
+            except queue.Empty:
+                raise AssertionError(f"no {event!r} within {timeout} s; saw {self.seen}") from None
+            self.seen.append((name, data))
+            if name == event:
+                return data
+
+    def call(self, event: str, data: Any = None) -> Any:
+        """Emit and return the server's ack."""
+        return self.sio.call(event, data, timeout=WAIT)
+
+    def close(self) -> None:
+        if self.sio.connected:
+            self.sio.disconnect()
+
+
+@pytest.fixture
+def browser(server: Server) -> Browser:
+    return Browser(server.url)
+
+
+@pytest.fixture
+def player(server: Server) -> Iterator[tuple[Browser, Client, str]]:
+    """A registered, logged-in player with a connected socket."""
+    browser = Browser(server.url)
+    name = unique_name()
+    browser.register(name)
+    client = browser.socket()
+    yield browser, client, name
+    client.close()
