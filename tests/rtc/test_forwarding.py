@@ -2,78 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Awaitable, Callable
-from typing import Any
-
-from rtc.client import Participant, SfuConnection
-
-from .conftest import SfuProcess
-
-TABLE = "t1"
-
-
-class Table:
-    """A voice table seen from the web process: one connection, participants by name."""
-
-    def __init__(self, conn: SfuConnection, seats: int) -> None:
-        self.conn = conn
-        self.seats = seats
-        self.people: dict[str, Participant] = {}
-        self.slots: dict[str, dict[str, str]] = {}  # player -> {carried player: mid}
-
-    async def sit(self, player: str) -> Participant:
-        """Join, offer, answer: the browser's path through signalling."""
-        await self.conn.request("join", table=TABLE, player=player)
-        participant = Participant(slots=self.seats - 1)
-        reply = await self.conn.request(
-            "offer", table=TABLE, player=player, sdp=await participant.offer()
-        )
-        await participant.accept(reply["sdp"])
-        self.people[player] = participant
-        return participant
-
-    async def settle_slots(self) -> None:
-        """Read every pending slots event so that `mid(listener, speaker)` is current."""
-        while not self.conn.events.empty():
-            self._record(self.conn.events.get_nowait())
-
-    def _record(self, event: dict[str, Any]) -> None:
-        if event["event"] == "slots":
-            self.slots[event["player"]] = {
-                s["player"]: s["mid"] for s in event["slots"] if s["player"] is not None
-            }
-
-    def frames(self, listener: str, speaker: str) -> int:
-        mid = self.slots[listener][speaker]
-        return self.people[listener].received[mid].frames
-
-    def energy(self, listener: str, speaker: str) -> float:
-        mid = self.slots[listener][speaker]
-        return self.people[listener].received[mid].energy
-
-    async def hears(self, listener: str, speaker: str, frames: int = 25) -> None:
-        """Wait (bounded) until `listener` got `frames` more frames from `speaker`."""
-        start = self.frames(listener, speaker)
-        await self.people[listener].wait_until(
-            lambda: self.frames(listener, speaker) >= start + frames
-        )
-
-    async def close(self) -> None:
-        for participant in self.people.values():
-            await participant.close()
-        await self.conn.close()
-
-
-def run(sfu: SfuProcess, seats: int, scenario: Callable[[Table], Awaitable[None]]) -> None:
-    async def main() -> None:
-        table = Table(await SfuConnection.open(sfu.socket), seats)
-        try:
-            await scenario(table)
-        finally:
-            await table.close()
-
-    asyncio.run(main())
+from voicetable import TABLE, SfuProcess, Table, assert_silent, run
 
 
 def test_each_player_hears_the_others(sfu: SfuProcess) -> None:
@@ -88,5 +17,56 @@ def test_each_player_hears_the_others(sfu: SfuProcess) -> None:
                 if listener != speaker:
                     await table.hears(listener, speaker)
                     assert table.energy(listener, speaker) > 0
+
+    run(sfu, 3, scenario)
+
+
+def test_mic_off_stops_that_player_only(sfu: SfuProcess) -> None:
+    """Mic off on A (server side alone, A keeps sending): B hears C but not A; mic on again."""
+
+    async def scenario(table: Table) -> None:
+        for name in "ABC":
+            await table.sit(name)
+        await table.settle_slots()
+        await table.hears("B", "A")
+        await table.conn.request("mic", table=TABLE, player="A", on=False)
+        await assert_silent(table, "B", "A", witness=("B", "C"))
+        await assert_silent(table, "C", "A", witness=("C", "B"))
+        await table.conn.request("mic", table=TABLE, player="A", on=True)
+        await table.hears("B", "A")
+
+    run(sfu, 3, scenario)
+
+
+def test_browser_mic_off_sends_nothing(sfu: SfuProcess) -> None:
+    """The browser's half of mic off, replaceTrack(null), alone: A's packets stop at B."""
+
+    async def scenario(table: Table) -> None:
+        for name in "ABC":
+            await table.sit(name)
+        await table.settle_slots()
+        await table.hears("B", "A")
+        table.people["A"].set_mic(False)
+        await assert_silent(table, "B", "A", witness=("B", "C"))
+        table.people["A"].set_mic(True)
+        await table.hears("B", "A")
+
+    run(sfu, 3, scenario)
+
+
+def test_listen_off_stops_everything_at_that_player(sfu: SfuProcess) -> None:
+    """Listen off on B: B gets nothing, A and C still hear each other; listen on again."""
+
+    async def scenario(table: Table) -> None:
+        for name in "ABC":
+            await table.sit(name)
+        await table.settle_slots()
+        await table.hears("B", "A")
+        await table.conn.request("listen", table=TABLE, player="B", on=False)
+        await assert_silent(table, "B", "A", witness=("C", "A"))
+        await assert_silent(table, "B", "C", witness=("A", "C"))
+        await table.conn.request("listen", table=TABLE, player="B", on=True)
+        await table.hears("B", "A")
+        await table.hears("B", "C")
 
     run(sfu, 3, scenario)
