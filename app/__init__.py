@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from flask import Flask
 
 ROOT = Path(__file__).resolve().parent.parent
-FEATURES = ("app.protocol", "app.auth", "app.lobby")
+FEATURES = ("app.protocol", "app.auth", "app.lobby", "app.tables", "app.pages", "app.pwa")
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:

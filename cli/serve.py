@@ -33,7 +33,7 @@ def serve(host: str | None, port: int | None, instance: str) -> None:
 
         eventlet.monkey_patch()
 
-    from app import create_app
+    from app import create_app, tables
     from app.auth.service import ADMIN_NAME, ensure_admin
     from app.lobby.service import ensure_demo_table
     from app.models import get_db
@@ -54,6 +54,7 @@ def serve(host: str | None, port: int | None, instance: str) -> None:
             click.echo(f"Administrator created: name {ADMIN_NAME}, password {password}")
             click.echo("This password is shown only now; change it after logging in.")
 
+    tables.start(app)  # recover unfinished hands (C-8.5), start the timers
     run(app, app.config["HOST"], int(app.config["PORT"]), ready)
 
 

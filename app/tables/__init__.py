@@ -1,0 +1,38 @@
+"""The live table runtime (issue 5 parts 5–10): one authoritative `LiveTable` per open table,
+its timers in one scheduler task, its hands on disk as they are played, its Socket.IO events.
+
+`init_app` wires the runtime to the lobby (occupancy), to the connections (reconnect and
+takeover) and to the sockets; `start` is called by the serving process only (`svara serve`):
+it recovers the hands a crash left unfinished and starts the timers. Other commands that
+build the app (the admin CLI) never own the tables.
+"""
+
+from __future__ import annotations
+
+from flask import Flask
+
+from app.auth.presence import EXTENSION as PRESENCE
+from app.extensions import socketio
+from app.lobby.service import EXTENSION as LOBBY
+
+from . import sockets
+from .registry import Tables
+
+EXTENSION = "svara.tables"
+
+
+def init_app(app: Flask) -> None:
+    lobby = app.extensions[LOBBY]
+    tables = Tables(app, socketio, lobby.publish)
+    lobby.occupancy = tables.occupancy
+    presence = app.extensions[PRESENCE]
+    presence.on_connect.append(tables.connected)
+    presence.on_disconnect.append(tables.disconnected)
+    sockets.init_app(tables)
+    app.extensions[EXTENSION] = tables
+
+
+def start(app: Flask) -> None:
+    """Recover unfinished hands and start the timers (the serving process, once)."""
+    with app.app_context():
+        app.extensions[EXTENSION].start()

@@ -1,0 +1,130 @@
+"""Every live table of the process: created on first use, recovered at start-up (C-8.5).
+
+The registry is the runtime's one door for the socket layer and for connection changes:
+it finds a table's `LiveTable`, follows a player's table to his new socket on a reconnect
+or a takeover (C-8.1, C-8.2), and after a restart resumes each unfinished hand by replaying
+its log or, when that cannot be done, cancels it with every payment refunded.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any
+
+from flask import Flask
+
+from app.auth.presence import Player
+from app.models.db import EXTENSION as DB
+
+from .chat import Chat
+from .runtime import LiveTable, Person, Services, TableError, replay_record
+from .scheduler import Scheduler
+from .store import TableStore
+
+log = logging.getLogger(__name__)
+
+
+class Tables:
+    """The `LiveTable` of each open table of this process, by id."""
+
+    def __init__(self, app: Flask, socketio: Any, seats_changed: Any):
+        config = app.config
+        self.store = TableStore(app.extensions[DB])
+        self.scheduler = Scheduler(socketio, config["TIMER_SCALE"], app.app_context)
+        self.services = Services(
+            store=self.store,
+            scheduler=self.scheduler,
+            emit=socketio.emit,
+            chat=lambda: Chat(
+                config["CHAT_KEEP"],
+                config["CHAT_MAX_LENGTH"],
+                config["CHAT_RATE"],
+                config["CHAT_RATE_WINDOW"],
+            ),
+            seats_changed=seats_changed,
+        )
+        self._tables: dict[int, LiveTable] = {}
+        self._lock = threading.Lock()
+
+    def get(self, table_id: int) -> LiveTable:
+        """The live table, loaded on first use; `not_found` for an unknown or closed one."""
+        with self._lock:
+            live = self._tables.get(table_id)
+            if live is None:
+                found = self.store.table(table_id)
+                if found is None:
+                    raise TableError("not_found", f"no open table {table_id}")
+                table, variant = found
+                live = LiveTable(table_id, table.name, variant, self.services)
+                self._tables[table_id] = live
+            return live
+
+    def live(self) -> list[LiveTable]:
+        with self._lock:
+            return list(self._tables.values())
+
+    def occupancy(self, table_id: int) -> tuple[int, int]:
+        """Seats taken and queue length for the lobby (0, 0 for a table not yet live)."""
+        with self._lock:
+            live = self._tables.get(table_id)
+        return live.occupancy() if live is not None else (0, 0)
+
+    # --- connections --------------------------------------------------------------------
+    def connected(self, player: Player, sid: str) -> None:
+        """The player's new socket gets the state of every table where he sits or waits
+        (a reconnect, or a takeover from another device: C-8.1, C-8.2)."""
+        person = Person(player.id, player.name)
+        for live in self.live():
+            if live.member(player.name) is not None or live.queued(player.name):
+                live.follow(sid, person)
+
+    def disconnected(self, player: Player, sid: str, taken_over: bool) -> None:
+        for live in self.live():
+            live.leave(sid)
+
+    # --- start-up -----------------------------------------------------------------------
+    def start(self) -> None:
+        """Recover every unfinished hand, return stranded stacks, start the timers."""
+        resumed: set[int] = set()
+        for record in self.store.unfinished_hands():
+            assert record.id is not None
+            if record.table_id in resumed:
+                self._cancel(record.id, "a later hand of the table is in play")
+                continue
+            try:
+                self._resume(record.table_id, record.id, record.hand_file or {})
+                resumed.add(record.table_id)
+            except Exception as failure:  # any failure to rebuild the hand refunds it
+                log.warning("hand %s cannot be resumed: %s", record.id, failure)
+                self._cancel(record.id, f"could not be resumed after a restart: {failure}")
+        for table, _ in self.store.open_tables():
+            assert table.id is not None
+            live = self._tables.get(table.id)
+            seated = {m.person.id for m in live.members()} if live is not None else set()
+            stranded = [u for u in self.store.stacked_users(table.id) if u not in seated]
+            self.store.cash_out(table.id, stranded)  # S-1.5: standing up returns the stack
+        for table_id in self.store.closed_tables_with_stacks():
+            self.store.cash_out(table_id, self.store.stacked_users(table_id))
+        self.scheduler.start()
+
+    def _resume(self, table_id: int, hand_id: int, doc: dict[str, Any]) -> None:
+        live = self.get(table_id)  # TableError for a closed table: the hand is refunded
+        hand, actions = replay_record(doc)
+        if hand.variant.game != live.variant.game or dict(hand.variant.rules) != dict(
+            live.variant.rules
+        ):
+            raise TableError("variant", "the table's variant changed")
+        if hand.finished:
+            raise TableError("finished", "the log ends a hand that was never closed")
+        people = self.store.user_ids(s.name for s in hand.seats)
+        live.resume(hand_id, hand, actions, people)
+
+    def _cancel(self, hand_id: int, reason: str) -> None:
+        """C-8.5: every payment into the hand goes back to its owner."""
+        try:
+            self.store.cancel_hand(hand_id, reason)
+        except Exception:  # the books are checked by `ledger.verify`; go on with the rest
+            log.exception("hand %s could not be refunded", hand_id)
+            return
+        log.warning("hand %s cancelled and refunded: %s", hand_id, reason)

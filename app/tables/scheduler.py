@@ -1,0 +1,107 @@
+"""Every timer of every table as a deadline, fired by ONE background task (architecture.md).
+
+A table never sleeps per player: it sets a deadline under a key ("table 3, turn") and the
+scheduler calls it back when the deadline passes. Setting a key again replaces its deadline,
+so a stale timer can never fire. Deadlines are wall-clock seconds (`time.time()`): clients
+get them as server time and draw their own countdowns. Durations are multiplied by `scale`
+(config `TIMER_SCALE`), which is how tests run the 30 s timers of the rules in milliseconds.
+
+Only Flask-SocketIO's own abstractions start the task and sleep, so the same code runs under
+eventlet, gevent and threading (issue 5 part 11).
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import logging
+import threading
+import time
+from collections.abc import Callable, Hashable
+from contextlib import AbstractContextManager, nullcontext
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+# The loop never sleeps longer than this, so a deadline set while it sleeps is late by at
+# most this much (it cannot be woken early without a primitive Flask-SocketIO lacks).
+MAX_NAP = 0.05
+MIN_NAP = 0.002
+
+
+class Scheduler:
+    """Deadlines by key, one background task firing them in deadline order."""
+
+    def __init__(
+        self,
+        socketio: Any,
+        scale: float = 1.0,
+        context: Callable[[], AbstractContextManager[Any]] = nullcontext,
+    ):
+        self.socketio = socketio
+        self.scale = scale
+        self.context = context  # the app context the callbacks run in
+        self._heap: list[tuple[float, int, Hashable]] = []
+        self._timers: dict[Hashable, tuple[float, int, Callable[[], None]]] = {}
+        self._seq = itertools.count()
+        # Held only around heap operations, which never yield: safe for green threads too.
+        self._lock = threading.Lock()
+        self._running = False
+
+    def start(self) -> None:
+        """Start the firing task once per process."""
+        with self._lock:
+            if self._running:
+                return
+            self._running = True
+        self.socketio.start_background_task(self._run)
+
+    def stop(self) -> None:
+        self._running = False
+
+    def deadline_in(self, seconds: float) -> float:
+        """The server time `seconds` of game time from now (scaled for tests)."""
+        return time.time() + seconds * self.scale
+
+    def set(self, key: Hashable, deadline: float, fire: Callable[[], None]) -> None:
+        """(Re)arm `key` to call `fire` at `deadline` (server time; a past one fires now)."""
+        with self._lock:
+            seq = next(self._seq)
+            self._timers[key] = (deadline, seq, fire)
+            heapq.heappush(self._heap, (deadline, seq, key))
+
+    def cancel(self, key: Hashable) -> None:
+        with self._lock:
+            self._timers.pop(key, None)
+
+    def deadline(self, key: Hashable) -> float | None:
+        """When `key` fires (None when it is not armed)."""
+        timer = self._timers.get(key)
+        return timer[0] if timer else None
+
+    def _due(self, now: float) -> tuple[list[Callable[[], None]], float]:
+        """Pop the timers whose deadline passed; also how long the loop may nap."""
+        due: list[Callable[[], None]] = []
+        with self._lock:
+            while self._heap and self._heap[0][0] <= now:
+                _, seq, key = heapq.heappop(self._heap)
+                timer = self._timers.get(key)
+                if timer is not None and timer[1] == seq:  # not replaced or cancelled since
+                    del self._timers[key]
+                    due.append(timer[2])
+            nap = self._heap[0][0] - now if self._heap else MAX_NAP
+        return due, min(MAX_NAP, max(MIN_NAP, nap))
+
+    def _run(self) -> None:
+        with self.context():
+            self._loop()
+
+    def _loop(self) -> None:
+        while self._running:
+            due, nap = self._due(time.time())
+            for fire in due:
+                try:
+                    fire()
+                except Exception:  # one table's failure must not stop every other timer
+                    log.exception("timer callback failed")
+            self.socketio.sleep(nap)

@@ -1,0 +1,89 @@
+"""The table's Socket.IO events (docs/protocol.md, «Table»): checked, then one runtime call.
+
+`app.protocol` has already checked the connection and the payload's fields and types; here
+a refusal of the table itself (`TableError`: not seated, not your turn, an illegal or stale
+action…) becomes an `error` event with a `code` and a reason, and changes nothing. A stale
+action also gets the sender's current `table:state`, so the client can resync and resend.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from flask import request
+from flask_socketio import emit
+
+from app import protocol
+from app.auth.presence import Player
+from app.engine.hand import Action
+
+from .registry import Tables
+from .runtime import DARK, READY, SKIP, LiveTable, Person, TableError
+
+STATE = "table:state"
+TABLE = {"table": int}
+
+
+def _sid() -> str:
+    return request.sid  # type: ignore[attr-defined]
+
+
+def _event(
+    tables: Tables, name: str, run: Callable[[LiveTable, Person, dict[str, Any]], Any]
+) -> Callable[[Player, dict[str, Any]], Any]:
+    """A handler: find the table, run the request, turn a refusal into an `error`."""
+
+    def handler(player: Player, payload: dict[str, Any]) -> Any:
+        try:
+            live = tables.get(payload["table"])
+            return run(live, Person(player.id, player.name), payload)
+        except TableError as refused:
+            if refused.state is not None:
+                emit(STATE, refused.state)
+            emit(
+                protocol.ERROR,
+                {
+                    "event": name,
+                    "reason": refused.reason,
+                    "code": refused.code,
+                    "table": payload["table"],
+                },
+            )
+            return {"ok": False, "error": refused.reason, "code": refused.code}
+
+    return handler
+
+
+def _answer(kind: str) -> Callable[[LiveTable, Person, dict[str, Any]], None]:
+    return lambda live, person, payload: live.answer(person, kind)
+
+
+def _act(live: LiveTable, person: Person, payload: dict[str, Any]) -> None:
+    deal = payload.get("deal")
+    if deal is not None and deal not in ("cook", "split"):
+        raise TableError("bad_request", 'field "deal" must be "cook" or "split"')
+    action = Action(person.name, payload["do"], payload.get("to"), deal)
+    live.act(person, payload["version"], action)
+
+
+def init_app(tables: Tables) -> None:
+    def on(name: str, run: Any, **optional: type) -> None:
+        required = {**TABLE, **optional.pop("required", {})}  # type: ignore[dict-item]
+        protocol.on(name, _event(tables, name, run), required=required, optional=optional)
+
+    on(
+        "table:join",
+        lambda live, person, p: {"ok": True, **live.join(_sid(), person, p.get("since"))},
+        since=int,
+    )
+    on("table:leave", lambda live, person, p: live.leave(_sid()))
+    on("table:sit", lambda live, person, p: live.sit(person, p.get("seat"), p.get("stack")),
+       seat=int, stack=int)  # fmt: skip
+    on("table:stand", lambda live, person, p: live.stand(person))
+    on("table:ready", _answer(READY))
+    on("table:skip", _answer(SKIP))
+    on("table:dark", _answer(DARK))
+    on("table:act", _act, required={"version": int, "do": str}, to=int, deal=str)  # type: ignore[arg-type]
+    on("table:chat", lambda live, person, p: live.say(_sid(), p.get("text"), p.get("phrase")),
+       text=str, phrase=int)  # fmt: skip

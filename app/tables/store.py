@@ -1,0 +1,168 @@
+"""What a live table keeps in the database: hands in play, their payments, stacks.
+
+A hand in play is always on disk as its hand file so far (`handfile.record`: seats, dealer,
+dark, deals, actions) in `HandRecord.hand_file`, with the action log also in
+`HandRecord.actions`; each applied action is committed in one transaction with the ledger
+rows of its payments (C-0.3, C-8.5). That is everything a restart needs to replay the hand or
+refund it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from sqlmodel import Session, select
+
+from app import ledger
+from app.engine.hand import Transfer
+from app.engine.variants import Variant
+from app.models import (
+    CANCELLED,
+    FINISHED,
+    PLAYING,
+    STACK,
+    Account,
+    Database,
+    HandRecord,
+    Table,
+    User,
+    utcnow,
+)
+from app.variants import table_variant
+
+
+class TableStore:
+    """The database side of every live table of this process."""
+
+    def __init__(self, db: Database):
+        self.db = db
+
+    # --- tables and money ---------------------------------------------------------------
+    def open_tables(self) -> list[tuple[Table, Variant]]:
+        with self.db.session() as s:
+            tables = s.exec(select(Table).where(Table.closed == False)).all()  # noqa: E712
+            return [(t, table_variant(s, t)) for t in tables]
+
+    def table(self, table_id: int) -> tuple[Table, Variant] | None:
+        with self.db.session() as s:
+            table = s.get(Table, table_id)
+            if table is None or table.closed:
+                return None
+            return table, table_variant(s, table)
+
+    def money(self, table_id: int, names: Iterable[str], stacks: bool) -> dict[str, int]:
+        """What each player plays from: his balance (C-0.2) or his stack here (S-1.5)."""
+        out = {}
+        with self.db.session() as s:
+            for name in names:
+                user_id = self._user_id(s, name)
+                account = (
+                    ledger.stack_account(s, user_id, table_id)
+                    if stacks
+                    else ledger.user_account(s, user_id)
+                )
+                out[name] = ledger.balance(s, account)
+        return out
+
+    def balance(self, user_id: int) -> int:
+        with self.db.session() as s:
+            return ledger.user_balance(s, user_id)
+
+    def buy_in(self, table_id: int, user_id: int, amount: int) -> None:
+        """Sitting down at a stack table takes the stack from the balance (S-1.5)."""
+        with self.db.session() as s:
+            ledger.buy_in(s, user_id, table_id, amount)
+
+    def cash_out(self, table_id: int, user_ids: Iterable[int]) -> None:
+        """Standing up returns the whole stack to the balance (S-1.5)."""
+        with self.db.session() as s:
+            for user_id in user_ids:
+                ledger.cash_out(s, user_id, table_id)
+
+    def closed_tables_with_stacks(self) -> list[int]:
+        """Closed tables still holding chips (a crash while closing): to be returned."""
+        with self.db.session() as s:
+            rows = s.exec(
+                select(Account.table_id)
+                .join(Table, Table.id == Account.table_id)
+                .where(Account.kind == STACK, Account.balance > 0, Table.closed == True)  # noqa: E712
+                .distinct()
+            ).all()
+            return [r for r in rows if r is not None]
+
+    def stacked_users(self, table_id: int) -> list[int]:
+        """Users with chips on this table's stacks (to return them after a restart)."""
+        with self.db.session() as s:
+            rows = s.exec(
+                select(Account.user_id).where(
+                    Account.kind == STACK, Account.table_id == table_id, Account.balance > 0
+                )
+            ).all()
+            return [r for r in rows if r is not None]
+
+    # --- hands --------------------------------------------------------------------------
+    def begin_hand(
+        self, table_id: int, doc: dict[str, Any], transfers: Sequence[Transfer], stacks: bool
+    ) -> int:
+        """A new hand in play with its antes paid, in one transaction; returns its id."""
+        with self.db.session() as s:
+            record = HandRecord(table_id=table_id, status=PLAYING, hand_file=doc, actions=[])
+            s.add(record)
+            s.flush()
+            assert record.id is not None
+            ledger.post(s, transfers, hand_id=record.id, table_id=table_id, stacks=stacks)
+            return record.id
+
+    def record(
+        self,
+        hand_id: int,
+        doc: dict[str, Any],
+        transfers: Sequence[Transfer],
+        stacks: bool,
+        finished: bool,
+    ) -> None:
+        """One applied action: the hand so far and its payments, committed together."""
+        with self.db.session() as s:
+            record = s.get(HandRecord, hand_id)
+            assert record is not None
+            ledger.post(s, transfers, hand_id=hand_id, table_id=record.table_id, stacks=stacks)
+            record.hand_file = doc
+            record.actions = doc["actions"]
+            if finished:
+                record.status, record.finished = FINISHED, utcnow()
+            s.add(record)
+
+    def unfinished_hands(self) -> list[HandRecord]:
+        with self.db.session() as s:
+            return list(
+                s.exec(
+                    select(HandRecord).where(HandRecord.status == PLAYING).order_by(HandRecord.id)
+                ).all()
+            )
+
+    def hand_doc(self, hand_id: int) -> dict[str, Any] | None:
+        with self.db.session() as s:
+            record = s.get(HandRecord, hand_id)
+            return None if record is None else record.hand_file
+
+    def cancel_hand(self, hand_id: int, reason: str) -> None:
+        """A hand that cannot go on: every payment into it goes back to its owner (C-8.5)."""
+        with self.db.session() as s:
+            record = s.get(HandRecord, hand_id)
+            assert record is not None
+            ledger.refund(s, hand_id, reason)
+            record.status, record.finished = CANCELLED, utcnow()
+            s.add(record)
+
+    # --- helpers ------------------------------------------------------------------------
+    def user_ids(self, names: Iterable[str]) -> dict[str, int]:
+        with self.db.session() as s:
+            return {name: self._user_id(s, name) for name in names}
+
+    @staticmethod
+    def _user_id(s: Session, name: str) -> int:
+        user_id = s.exec(select(User.id).where(User.name == name)).first()
+        if user_id is None:
+            raise LookupError(f"no user named {name!r}")
+        return user_id

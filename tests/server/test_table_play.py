@@ -1,0 +1,46 @@
+"""Whole hands at live tables through real sockets (issue 5 parts 5–7, Tests)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+
+import pytest
+
+from app.engine import handfile
+
+from .conftest import ASYNC_MODES, Server
+from .tablekit import balances, books, everyone, fast_server, hands, new_table, play_hand, seat
+
+
+@pytest.fixture(scope="module", params=ASYNC_MODES)
+def fast(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Server]:
+    running = fast_server(tmp_path_factory.mktemp(f"tables-{request.param}"), request.param)
+    yield running
+    running.stop()
+
+
+def test_classic_hands_played_to_the_end_keep_the_books(fast: Server) -> None:
+    """C-1.3, C-2.1, C-0.3: three players get ready, play two whole hands with random legal
+    decisions; the money only moved between them, every hand file replays, the books balance."""
+    table = new_table(fast, "classic")
+    players = seat(fast, table, 3, 500)
+    names = [p.name for p in players]
+    rng = random.Random(5)
+    for _ in range(2):
+        for p in players:
+            assert p.call("table:ready") == {"ok": True}
+        final = play_hand(players, rng)
+        assert final["result"]["winners"]
+        everyone(players, lambda s: s["phase"] != "playing")
+    assert sum(balances(fast, names).values()) == 1500
+    records = hands(fast, table)
+    assert [r.status for r in records] == ["finished", "finished"]
+    for record in records:
+        replayed = handfile.replay(handfile.parse(record.hand_file))
+        assert replayed.finished
+    assert books(fast).ok, books(fast).problems
+    for p in players:
+        p.close()
