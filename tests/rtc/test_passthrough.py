@@ -1,0 +1,81 @@
+"""The hooks into aiortc internals (rtc.passthrough) against the pinned aiortc version."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.metadata
+import itertools
+import tomllib
+from pathlib import Path
+
+import aiortc.rtcrtpreceiver
+from aiortc import RTCConfiguration, RTCPeerConnection
+from aiortc.mediastreams import MediaStreamTrack
+
+from rtc import passthrough
+from rtc.client import EncodedToneTrack, ToneTrack
+from rtc.passthrough import AIORTC_VERSION, OpusPacket, level_to_amplitude, watch_levels
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_aiortc_is_pinned_to_the_version_the_hooks_were_written_for() -> None:
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert f"aiortc=={AIORTC_VERSION}" in pyproject["project"]["dependencies"]
+    assert importlib.metadata.version("aiortc") == AIORTC_VERSION
+
+
+async def _connect(track: MediaStreamTrack) -> tuple[RTCPeerConnection, RTCPeerConnection]:
+    """Sender with `track` → receiver, in-process over loopback."""
+    sender = RTCPeerConnection(RTCConfiguration(iceServers=[]))
+    receiver = RTCPeerConnection(RTCConfiguration(iceServers=[]))
+    sender.addTransceiver(track, direction="sendonly")
+    await sender.setLocalDescription(await sender.createOffer())
+    await receiver.setRemoteDescription(sender.localDescription)
+    await receiver.setLocalDescription(await receiver.createAnswer())
+    await sender.setRemoteDescription(receiver.localDescription)
+    return sender, receiver
+
+
+def test_receiver_yields_opus_packets_and_audio_levels() -> None:
+    """With the hook, a receiver's track gives the encoded frames, not decoded audio."""
+
+    async def scenario() -> None:
+        with passthrough.installed():
+            assert aiortc.rtcrtpreceiver.get_decoder is not passthrough._original_get_decoder
+            sender, receiver = await _connect(ToneTrack(amplitude=0.5))
+            transceiver = receiver.getTransceivers()[0]
+            levels: list[int] = []
+            watch_levels(transceiver.receiver, levels.append)
+            packets = [await transceiver.receiver.track.recv() for _ in range(20)]
+            await sender.close()
+            await receiver.close()
+        assert aiortc.rtcrtpreceiver.get_decoder is passthrough._original_get_decoder
+        assert all(isinstance(p, OpusPacket) and len(p.data) > 0 for p in packets)
+        steps = {b.pts - a.pts for a, b in itertools.pairwise(packets)}
+        assert steps == {960}  # 20 ms at 48 kHz, timestamps kept
+        assert levels and min(levels) < 20  # a loud tone: near 0 dBov
+        assert level_to_amplitude(min(levels)) > 0.1
+
+    asyncio.run(scenario())
+
+
+def test_sender_sends_opus_packets_unchanged() -> None:
+    """An aiortc sender packs OpusPackets as they are: the far end decodes real audio."""
+
+    async def scenario() -> None:
+        sender, receiver = await _connect(EncodedToneTrack())
+        track = receiver.getTransceivers()[0].receiver.track
+        frames = [await track.recv() for _ in range(10)]
+        await sender.close()
+        await receiver.close()
+        loudest = max(max(abs(s) for s in memoryview(bytes(f.planes[0])).cast("h")) for f in frames)
+        assert loudest > 3000  # a 0.3-amplitude tone survived encode → forward → decode
+
+    asyncio.run(scenario())
+
+
+def test_level_to_amplitude() -> None:
+    assert level_to_amplitude(0) == 1.0
+    assert level_to_amplitude(127) == 0.0
+    assert 0.09 < level_to_amplitude(20) < 0.11
