@@ -3,6 +3,7 @@
 
 from .accounts import ACCOUNT_KINDS, HOUSE, POT, STACK, USER, Account, LedgerEntry, User
 from .db import Database, get_db, utcnow
+from .notices import Notice, ServerBeat
 from .tables import (
     CANCELLED,
     FINISHED,
@@ -28,6 +29,8 @@ __all__ = [
     "Database",
     "HandRecord",
     "LedgerEntry",
+    "Notice",
+    "ServerBeat",
     "Table",
     "User",
     "get_db",

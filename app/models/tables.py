@@ -43,6 +43,7 @@ class Table(SQLModel, table=True):
     created_by: int | None = Field(default=None, foreign_key="users.id")
     created: datetime = Field(default_factory=utcnow)
     closed: bool = Field(default=False, index=True)
+    bots: int = 0  # seats the server fills with bots (`svara admin table create --bots N`)
 
 
 class HandRecord(SQLModel, table=True):
