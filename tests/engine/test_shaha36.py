@@ -1,0 +1,277 @@
+"""Properties of the shaha36 hand under random play, 2–6 players (rules-shaha36.md).
+
+A small random driver plays each hand: it picks uniformly among `legal(p)` for the awaited
+players (ranges at min, max or between), lets timers run out, turns cards out of turn, and
+throws random (mostly illegal) actions at the hand. After every step it checks that money is
+conserved, that every legal option is accepted and any other action refused without a
+trace, and that no view shows a card its viewer may not see.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from app.engine import handfile
+from app.engine.cards import Shuffle, make_deck, parse_cards
+from app.engine.hand import Action, Deal, DealSource, Legal, RuleError, Seat
+from app.engine.scoring import SCORERS
+from app.engine.shaha36 import ACTIONS, BETTING, SHOWDOWN, Shaha36Hand
+from app.engine.variants import get_variant
+
+FULL_DECK = SCORERS["shaha36"].deck
+# Only 8 … K: three different suits score 10 often, so ties and Svaras come up a lot.
+TIE_DECK = tuple(c for c in make_deck("8", joker=False) if c.rank != "A")
+SHORT_STACKS = (10, 11, 15, 25, 40)  # all-in at once or soon (S-5, S-7.5)
+STACKS = (100, 300, 1000, 5000)
+
+
+def deal_source(seed: int, tie_prone: bool) -> DealSource:
+    """Deals from seeded shuffles; the full deck's deals carry their commitment and seed."""
+    count = [0]
+
+    def source(players: Sequence[str]) -> Deal:
+        count[0] += 1
+        shuffle = Shuffle.new(TIE_DECK if tie_prone else FULL_DECK, f"{seed}/{count[0]}")
+        if tie_prone:
+            return Deal(shuffle.deal(players))
+        return Deal(shuffle.deal(players), shuffle.commit, shuffle.seed)
+
+    return source
+
+
+def accepted(option: Legal, action: Action, hand: Shaha36Hand) -> bool:
+    """Whether the rules accept `action` given the offered `option` (a fixed amount may be
+    left out; `look` turns up to `to` cards)."""
+    if option.do != action.do or action.deal is not None:
+        return False
+    if option.do == "look":
+        turned = hand.turned[action.player]
+        return action.to is None or turned < action.to <= 3
+    if option.min_to is not None and option.max_to is not None:
+        return action.to is not None and option.min_to <= action.to <= option.max_to
+    return action.to is None or action.to == option.to
+
+
+def choices(option: Legal) -> list[int | None]:
+    """The amounts a player could send for `option`: both ends of a range and the middle."""
+    if option.min_to is not None and option.max_to is not None:
+        return sorted({option.min_to, option.max_to, (option.min_to + option.max_to) // 2})
+    return [option.to]
+
+
+def clone(hand: Shaha36Hand) -> Shaha36Hand:
+    """An independent copy to try an action on (the variant is immutable and shared)."""
+    return copy.deepcopy(hand, {id(hand.variant): hand.variant})
+
+
+def fingerprint(hand: Shaha36Hand) -> str:
+    views = [hand.view(v) for v in (None, *hand.order)]
+    return json.dumps([views, hand.transfers, len(hand.deals)], ensure_ascii=False, default=str)
+
+
+class Driver:
+    """Plays one hand at random and checks the properties after every step."""
+
+    def __init__(self, rng: random.Random, n: int, tie_prone: bool, rules: dict[str, Any]):
+        self.rng = rng
+        names = [f"p{i}" for i in range(n)]
+        seats = [Seat(p, rng.choice(SHORT_STACKS if rng.random() < 0.1 else STACKS)) for p in names]
+        self.total = sum(s.balance for s in seats)
+        self.variant = get_variant("shaha36", rules)
+        self.hand = Shaha36Hand(
+            self.variant, seats, rng.choice(names), deal_source(rng.randrange(10**9), tie_prone)
+        )
+        self.actions: list[Action] = []
+        self.hidden: set[tuple[int, str]] = set()  # (deal, player): folded or mucked hands
+
+    def step(self) -> None:
+        hand, rng = self.hand, self.rng
+        roll = rng.random()
+        if roll < 0.15:
+            self.fuzz()
+            return
+        if roll < 0.25:  # a card turned out of turn by anyone still in the deal
+            lookers = [p for p in hand.order if any(o.do == "look" for o in hand.legal(p))]
+            if lookers:
+                self.apply(Action(rng.choice(lookers), "look"))
+                return
+        p = rng.choice(hand.awaiting())
+        if roll < 0.32:
+            self.apply(Action(p, "timeout"))
+            return
+        option = rng.choice(hand.legal(p))
+        self.apply(Action(p, option.do, rng.choice(choices(option))))
+
+    def fuzz(self) -> None:
+        """A random action: refused without a trace, or accepted exactly when it is legal."""
+        hand, rng = self.hand, self.rng
+        p = rng.choice([*hand.order, "stranger"])
+        do = rng.choice([*ACTIONS, "pass"])
+        legal = hand.legal(p) if p in hand.order else []
+        amounts = [None, 0, 1, 3, 4, hand.level, 2 * hand.level, hand.pot, 10**6]
+        for option in legal:
+            amounts += [option.to, option.min_to, option.max_to]
+            amounts += [x + d for x in (option.min_to, option.max_to) if x for d in (-1, 1)]
+        action = Action(p, do, rng.choice(amounts))
+        if do == "timeout":
+            expected = p in hand.awaiting() and action.to is None
+        else:
+            expected = any(accepted(o, action, hand) for o in legal)
+        before = fingerprint(hand)
+        try:
+            self.apply(action)
+        except RuleError as e:
+            assert not expected, f"{action} refused although legal: {e}"
+            assert e.message
+            assert fingerprint(hand) == before, f"{action} was refused but changed the hand"
+            return
+        assert expected, f"{action} accepted although not offered: {legal}"
+
+    def apply(self, action: Action) -> None:
+        hand = self.hand
+        deal, phase = len(hand.deals) - 1, hand.phase
+        owes = phase == BETTING and hand.paid.get(action.player, 0) < hand.level
+        hand.act(action)
+        self.actions.append(action)
+        p, do = action.player, action.do
+        if do in ("fold", "muck") or (do == "timeout" and (owes or phase == SHOWDOWN)):
+            self.hidden.add((deal, p))
+        self.check()
+
+    def check(self) -> None:
+        hand = self.hand
+        # Money is never created or lost (S-8.1: the rake goes to the house).
+        assert sum(hand.stack.values()) + hand.pot + hand.rake == self.total
+        assert hand.pot >= 0 and all(s >= 0 for s in hand.stack.values())
+        assert all(t.amount > 0 for t in hand.transfers)
+        for p in hand.order:
+            moved = sum(t.amount for t in hand.transfers if t.target == p)
+            moved -= sum(t.amount for t in hand.transfers if t.source == p)
+            assert hand.stack[p] == dict(hand.seats)[p] + moved
+        self.check_legal()
+        for viewer in (None, *hand.order):
+            self.check_view(viewer)
+
+    def check_legal(self) -> None:
+        """Every option offered to an awaited player is accepted (on a copy of the hand);
+        a player not awaited may at most turn his cards."""
+        hand = self.hand
+        waiting = hand.awaiting()
+        assert hand.finished == (not waiting)
+        for p in hand.order:
+            options = hand.legal(p)
+            if p not in waiting:
+                assert all(o.do == "look" for o in options), (p, options)
+                continue
+            assert options, f"{p} is awaited but has nothing to do"
+            for option in options:
+                if option.min_to is not None and option.max_to is not None:
+                    assert option.min_to <= option.max_to
+                    assert option.price == option.min_to - hand.paid[p]
+                    # S-3.2: a bet is at most the pot, a raise adds at most the pot after
+                    # the call.
+                    owe = hand.level - hand.paid[p]
+                    assert option.max_to - hand.level <= hand.pot + owe
+                    assert option.max_to <= hand.paid[p] + hand.stack[p]
+                for to in choices(option):
+                    clone(hand).act(Action(p, option.do, to))
+
+    def check_view(self, viewer: str | None) -> None:
+        """S-6.2 and the server-authoritative rule: hidden cards are in no view, ever."""
+        hand = self.hand
+        view = json.loads(json.dumps(hand.view(viewer), ensure_ascii=False))
+        assert view["game"] == "shaha36" and view["round"] == hand.svaras
+        deal = len(hand.deals) - 1
+        dealt = hand.deals[-1].cards
+        for seat in view["players"]:
+            q, cards = seat["name"], seat["cards"]
+            assert seat["looked"] == (seat["turned"] > 0)  # S-1.3: visible to all
+            if cards is None:
+                continue
+            assert (deal, q) not in self.hidden, f"{viewer} sees {q}'s folded or mucked hand"
+            own = [str(c) for c in dealt[q]]
+            if seat["state"] == "shown":
+                assert cards == own
+            else:
+                assert q == viewer and seat["state"] == "playing", f"{viewer} sees {q}'s cards"
+                assert cards == own[: seat["turned"]]
+        rounds = -1
+        for event in view["events"]:
+            if event["kind"] == "deal":
+                rounds += 1
+            if "cards" in event:
+                assert event["kind"] == "show", event
+                assert (rounds, event["player"]) not in self.hidden, f"mucked hand in {event}"
+                assert event["cards"] == [str(c) for c in hand.deals[rounds].cards[event["player"]]]
+        if viewer is not None:
+            assert view["legal"] == [o.as_json() for o in hand.legal(viewer)]
+
+    def play(self, limit: int = 3000) -> Shaha36Hand:
+        for _ in range(limit):
+            if self.hand.finished:
+                return self.hand
+            self.step()
+        raise AssertionError(f"the hand did not end in {limit} steps")
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    seed=st.integers(0, 2**32),
+    n=st.integers(2, 6),
+    tie_prone=st.booleans(),
+    bots=st.booleans(),
+    dark=st.booleans(),
+)
+def test_random_play(seed: int, n: int, tie_prone: bool, bots: bool, dark: bool) -> None:
+    """Conservation, termination, legal-action consistency and no leaks, step by step."""
+    driver = Driver(random.Random(seed), n, tie_prone, {"bots": bots, "dark": dark})
+    hand = driver.play()
+    result = hand.result()
+    assert sum(result.balances.values()) + result.rake == driver.total
+    assert result.winners and set(result.winners) <= set(hand.order)
+    assert 0 <= result.svaras <= driver.variant["max_svaras"]
+    cap = driver.variant["rake_cap_antes"] * driver.variant["ante"]
+    assert 0 <= result.rake <= cap
+    # S-8.1, S-8.2: 3 % of the final pot, rounded down, capped; none on antes only or
+    # with a bot at the table.
+    final = result.rake + sum(t.amount for t in hand.transfers if t.kind in ("award", "split"))
+    antes = driver.variant["ante"] * n
+    due = 0 if bots or final == antes else min(final * driver.variant["rake_percent"] // 100, cap)
+    assert result.rake == due
+    assert hand.next_dealer in hand.order
+    # The hand file of the played hand replays to the same result.
+    doc = handfile.record(hand, driver.actions)
+    again = handfile.replay(handfile.parse(doc))
+    assert handfile.replay_summary(again) == handfile.replay_summary(hand)
+
+
+@settings(max_examples=100, deadline=None)
+@given(seed=st.integers(0, 2**32), n=st.integers(2, 6))
+def test_never_more_than_ten_svaras(seed: int, n: int) -> None:
+    """S-7.5: with every deal a tie (same points for all), the pot is split after ten."""
+    names = [f"p{i}" for i in range(n)]
+    tens = [  # three different suits, no шаха: 10 points each
+        "10♠ J♥ Q♦", "J♠ Q♥ K♦", "Q♠ K♥ 10♦", "K♠ 10♥ J♦", "10♣ 9♠ 8♥", "J♣ 9♥ 8♠",
+    ]  # fmt: skip
+
+    def all_tens(players: Sequence[str]) -> Deal:
+        return Deal({p: parse_cards(tens[i].split()) for i, p in enumerate(players)})
+
+    seats = [Seat(p, 10_000) for p in names]
+    hand = Shaha36Hand(get_variant("shaha36"), seats, names[seed % n], all_tens)
+    steps = 0
+    while not hand.finished:
+        p = hand.awaiting()[0]
+        options = [o for o in hand.legal(p) if o.do in ("check", "cook", "skip", "call", "show")]
+        hand.act(Action(p, options[0].do, options[0].to))
+        steps += 1
+        assert steps < 2000
+    assert hand.result().svaras == 10
+    assert sorted(hand.result().winners) == sorted(names)
