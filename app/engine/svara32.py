@@ -373,8 +373,14 @@ class Svara32Hand(Hand):
         if p.stack == 0:
             event["all_in"] = True
         self.events.append(Event(do, p.name, event))
-        if do == "call" and self.variant["heads_up_call_ends"] and len(self._live()) == 2:
-            self._end_betting()  # B-3.2: heads-up, a call ends the betting
+        live = self._live()
+        if (  # B-3.2: heads-up, a call that leaves both matched ends the betting
+            do == "call"
+            and self.variant["heads_up_call_ends"]
+            and len(live) == 2
+            and all(q.stack == 0 or self._basis(q) >= self.level for q in live)
+        ):
+            self._end_betting()
             return
         self._advance(p.name)
 
@@ -501,7 +507,6 @@ class Svara32Hand(Hand):
         first = next(n for n in self._clockwise(self._after(self.dealer)) if n in self.tied)
         players = set(self.tied) | set(joined)
         self.round += 1
-        self.phase = "betting"
         self._deal([n for n in self._clockwise(first) if n in players])  # B-4.4: no dark
         self._start_betting(first)
 
