@@ -163,9 +163,13 @@ def check_legal(hand: Svara32Hand) -> None:
         if seat.name not in waiting:
             assert hand.legal(seat.name) == []
             refused(hand, Action(seat.name, "fold"), "not")
+    view = hand.view(None)
     for player in waiting:
         options = hand.legal(player)
         assert options
+        for option in options:  # B-3.3: only a doubled dark/blind bet can outrun a stack
+            if option.do == "call" and option.to is not None and option.to < view["level"]:
+                assert any(p["dark"] for p in view["players"])
         for option in options:
             assert option.price >= 0
             for to in amounts(option):
