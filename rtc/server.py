@@ -282,6 +282,8 @@ def parse_args(argv: list[str] | None) -> tuple[Path, IceConfig, bool]:
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the SFU process (`python -m rtc`)."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s rtc %(levelname)s %(message)s")
+    for chatty in ("aioice", "aiortc"):  # a line per ICE check otherwise
+        logging.getLogger(chatty).setLevel(logging.WARNING)
     socket_path, ice, watch_stdin = parse_args(argv)
     passthrough.install()
     offer_addresses(ice.addresses)
