@@ -233,7 +233,7 @@ class Svara32Hand(Hand):
             return self._legal_blind(p)
         return self._legal_betting(p)
 
-    def _cap(self, p: _Player) -> int:
+    def _cap(self) -> int:
         """B-3.3: no bet beyond what the player or any other player in the round can pay."""
         return min(self._reach(q) for q in self._live())
 
@@ -257,7 +257,7 @@ class Svara32Hand(Hand):
             out = [Legal("check")]
         else:
             out = [_fixed("call", target, price)]
-        low, high = self.level + self.ante, self._cap(p)
+        low, high = self.level + self.ante, self._cap()
         if high >= low:
             out.append(Legal("raise", price=low - basis, min_to=low, max_to=high))
         out.append(Legal("fold"))
@@ -274,6 +274,7 @@ class Svara32Hand(Hand):
         do = action.do
         if do == "timeout":
             do, legal = self._timeout_action(p)
+            self.events.append(Event("timeout", p.name, {"then": do}))
         to = legal.to if legal.to is not None else action.to
         if self.phase == "svara_entry":
             self._decide_entry(p, do == "join")
@@ -282,7 +283,7 @@ class Svara32Hand(Hand):
             self._place_blind(p, to, "blind")
             self._next_blind(p)
         elif do == "check" and self.phase == "blind":
-            self.events.append(Event("check", p.name, {"blind": False}))
+            self.events.append(Event("check", p.name, {"phase": "blind"}))
             self._start_betting(self._after(self.last_blind or self.dealer))
         elif do == "look":
             self._see(p)
