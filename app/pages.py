@@ -1,0 +1,192 @@
+"""The player's pages around the table: the table itself, the rules, settings, installing.
+
+The table page is a shell: everything on it comes over Socket.IO (docs/protocol.md) and is
+drawn by static/js. The rules are the seeds' Russian text (app/rules_text/<game>.md) with the
+spec's English restatement behind the language switch. The auto-count (C-3.9) reads the
+engine's own scoring table from /scores/<game>.json, so the browser never restates a rule.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from flask import Blueprint, Flask, abort, jsonify, render_template, request
+
+from app.auth.service import login_required
+from app.engine.games import GAMES
+from app.engine.scoring import ABSOLUTE_KEY, SCORERS
+from app.tables.chat import PHRASES
+
+bp = Blueprint("pages", __name__)
+RULES_DIR = Path(__file__).resolve().parent / "rules_text"
+GAME_NAMES = {
+    "classic": "Свара · классика, 37 карт",
+    "shaha36": "Свара · 36 карт, шаха",
+    "svara32": "Свара 32 · болгарская",
+}
+
+
+# --- the rules as HTML -------------------------------------------------------------------
+
+_INLINE = [
+    (re.compile(r"\*\*(.+?)\*\*"), r"<strong>\1</strong>"),
+    (re.compile(r"`(.+?)`"), r"<code>\1</code>"),
+]
+
+
+def _inline(text: str) -> str:
+    out = html.escape(text, quote=False)
+    for pattern, repl in _INLINE:
+        out = pattern.sub(repl, out)
+    return out
+
+
+def markdown_html(text: str) -> str:
+    """The small Markdown subset the rules files use: headings, lists, paragraphs, bold, code.
+
+    Written here rather than pulled in as a dependency: the files are ours and use no more.
+    """
+    out: list[str] = []
+    para: list[str] = []
+    items: list[str] = []
+    list_tag = ""
+
+    def flush() -> None:
+        nonlocal list_tag
+        if para:
+            out.append(f"<p>{_inline(' '.join(para))}</p>")
+            para.clear()
+        if items:
+            out.append(f"<{list_tag}>" + "".join(f"<li>{i}</li>" for i in items) + f"</{list_tag}>")
+            items.clear()
+            list_tag = ""
+
+    for raw in text.splitlines():
+        line = raw.rstrip()
+        heading = re.match(r"^(#{1,4}) (.*)$", line)
+        bullet = re.match(r"^\s*- (.*)$", line)
+        numbered = re.match(r"^\s*\d+\. (.*)$", line)
+        if heading:
+            flush()
+            level = len(heading.group(1))
+            out.append(f"<h{level}>{_inline(heading.group(2))}</h{level}>")
+        elif bullet or numbered:
+            tag = "ul" if bullet else "ol"
+            if para or (items and list_tag != tag):
+                flush()
+            list_tag = tag
+            items.append(_inline((bullet or numbered).group(1)))  # type: ignore[union-attr]
+        elif not line.strip():
+            flush()
+        elif items and raw.startswith("  "):
+            items[-1] += " " + _inline(line.strip())  # a wrapped list item
+        else:
+            if items:
+                flush()
+            para.append(line.strip())
+    flush()
+    return "\n".join(out)
+
+
+@cache
+def rules_html(game: str, lang: str) -> str:
+    """The rules of `game` as HTML: Russian from the seeds, English from the spec."""
+    suffix = ".en.md" if lang == "en" else ".md"
+    return markdown_html((RULES_DIR / f"{game}{suffix}").read_text(encoding="utf-8"))
+
+
+# --- the scoring table for the auto-count -------------------------------------------------
+
+
+@cache
+def score_table(game: str) -> dict[str, Any]:
+    """Every hand of the game's deck in colex order of deck indices (what count.js indexes):
+    its score key (points × 2; ABSOLUTE_KEY for the classic absolute hand) and its name."""
+    scorer = SCORERS[game]
+    deck = scorer.deck
+    keys: list[int] = []
+    labels: dict[int, str] = {}
+    for c in range(len(deck)):
+        for b in range(c):
+            for a in range(b):
+                score = scorer.score((deck[a], deck[b], deck[c]))
+                if score.label and not score.absolute:
+                    labels[len(keys)] = score.label
+                keys.append(score.key)
+    return {
+        "game": game,
+        "deck": [str(card) for card in deck],
+        "keys": keys,
+        "labels": labels,
+        "absolute_key": ABSOLUTE_KEY,
+    }
+
+
+# --- routes ------------------------------------------------------------------------------
+
+
+def _game(game: str) -> str:
+    if game not in GAMES:
+        abort(404)
+    return game
+
+
+@bp.route("/table/<int:table_id>")
+@login_required
+def table(table_id: int) -> Any:
+    """The table page: a shell that joins the table over Socket.IO (the socket needs the
+    session too, so a visitor logs in first and comes back)."""
+    return render_template("table.html", table_id=table_id, phrases=PHRASES)
+
+
+@bp.route("/rules")
+@bp.route("/rules/<game>")
+def rules(game: str = "classic") -> Any:
+    _game(game)
+    lang = "en" if request.args.get("lang") == "en" else "ru"
+    return render_template(
+        "rules.html",
+        game=game,
+        lang=lang,
+        games=GAME_NAMES,
+        body=rules_html(game, lang),
+    )
+
+
+@bp.route("/settings")
+def settings() -> Any:
+    return render_template("settings.html")
+
+
+def browser_of(user_agent: str) -> str:
+    """Which install steps to put first: Telegram's in-app browser cannot install at all
+    (seed 000: «Сначала откройте обычный браузер»), then iPhone Safari, else Android Chrome."""
+    ua = user_agent or ""
+    if "Telegram" in ua:
+        return "telegram"
+    if re.search(r"iPhone|iPad|iPod", ua):
+        return "iphone"
+    if "Android" in ua:
+        return "android"
+    return "other"
+
+
+@bp.route("/install")
+def install() -> Any:
+    return render_template("install.html", browser=browser_of(request.user_agent.string))
+
+
+@bp.route("/scores/<game>.json")
+def scores(game: str) -> Any:
+    response = jsonify(score_table(_game(game)))
+    response.cache_control.public = True
+    response.cache_control.max_age = 86400
+    return response
+
+
+def init_app(app: Flask) -> None:
+    app.register_blueprint(bp)

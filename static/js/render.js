@@ -1,0 +1,332 @@
+// The table as a pure function of (state, context) → HTML strings for each region of the
+// page. No DOM, no clock, no sockets here: table.js feeds it, tests feed it fixture views.
+//
+// state: {table: {id, name, game, seats, ante}, seats: [{name, balance, connected, ready,
+//         skipping, mic, speaking} | null], queue, me, view (the engine's view of `me`, or
+//         null between hands), between: [{do, price}] (table-level choices), deadlines:
+//         {name: {at, total}} (client ms)}
+// ctx:   {t, lang, settings, now, fresh (Set of names just dealt), turned (Set of card
+//         indices the viewer has tapped, shaha36), score (cards → {points, absolute, label}
+//         | null), draft ({key: amount} typed raise amounts), banner}
+
+import { cardHtml } from "./cards.js";
+
+const esc = (s) =>
+  String(s ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+
+export const money = (n) => `${Number(n).toLocaleString("ru-RU")} ₽`;
+
+/** Every `do` that is a player's decision (what «последние три решения» lists). */
+export const DECISIONS = new Set([
+  "pass", "bet", "fold", "open", "lock", "look", "give_on", "propose", "agree", "refuse",
+  "join", "skip", "dark_on", "dark_off", "check", "call", "raise", "dark", "show", "muck",
+  "cook", "split", "blind", "timeout",
+]);
+
+/** Actions answered in a dialog rather than the action bar. */
+const DIALOG_DO = {
+  classic: new Set(["agree", "refuse", "join", "skip", "dark_on", "dark_off"]),
+  shaha36: new Set(["cook", "split", "join", "skip"]),
+  svara32: new Set(["join", "skip"]),
+};
+
+/** Left to right in the action bar: giving up first, then the cheap, then the dear. */
+const BAR_ORDER = [
+  "fold", "muck", "pass", "check", "open", "look", "call", "bet", "lock", "give_on",
+  "raise", "blind", "dark", "show", "propose",
+];
+
+/** Seat positions (percent of the felt box) for `n` seats, the viewer's at the bottom. */
+export function seatPositions(n) {
+  const out = [];
+  for (let i = 0; i < n; i++) {
+    const a = Math.PI / 2 + (2 * Math.PI * i) / n; // clockwise on screen from the bottom
+    const x = 50 + 47 * Math.cos(a);
+    const y = 50 + 44 * Math.sin(a);
+    out.push({ x: Math.min(86, Math.max(14, x)), y: Math.min(90, Math.max(9, y)) });
+  }
+  return out;
+}
+
+/** Seats rotated so that the viewer's (or seat 0 for a spectator) comes first. */
+export function rotateSeats(seats, me) {
+  const mine = seats.findIndex((s) => s && s.name === me);
+  const start = mine < 0 ? 0 : mine;
+  return seats.map((_, i) => seats[(start + i) % seats.length]);
+}
+
+/** The text of one legal action (or event) in the variant's words, without its price. */
+export function actionLabel(game, a, t) {
+  if (game === "classic") {
+    if (a.do === "bet") return t("classic.bet", { to: a.to });
+    if (a.do === "give_on") return a.to ? t("classic.give_on_to", { to: a.to }) : t("classic.give_on");
+    if (a.do === "propose") return t(`classic.propose.${a.deal}`);
+  }
+  if (a.do === "timeout") return t("timeout");
+  return t(`${game}.${a.do}`, { to: a.to });
+}
+
+/** «Смотреться · 15 ₽»: the price joins the label unless the label already says it. */
+export function priceSuffix(a, label) {
+  if (!a.price) return "";
+  if (label.endsWith(` ${a.price}`)) return "";
+  return ` · ${money(a.price)}`;
+}
+
+function playersByName(view) {
+  const map = new Map();
+  for (const p of view?.players || []) map.set(p.name, p);
+  return map;
+}
+
+function awaiting(view) {
+  return new Set(view?.awaiting || []);
+}
+
+/** The engine's public events that are players' decisions, oldest first. */
+export function decisions(view) {
+  return (view?.events || []).filter((e) => e.player && DECISIONS.has(e.kind));
+}
+
+function eventText(game, e, t) {
+  if (DECISIONS.has(e.kind)) {
+    const label = actionLabel(game, { do: e.kind, to: e.to, deal: e.deal }, t);
+    return `${e.player}: ${label}${priceSuffix({ price: e.amount }, label)}`;
+  }
+  const key = `ev.${e.kind}`;
+  const text = t(key, { player: e.player, amount: e.amount ?? e.pot ?? "" });
+  return text === key ? [e.player, e.kind].filter(Boolean).join(": ") : text;
+}
+
+function ring(deadline, now) {
+  if (!deadline) return "";
+  const left = Math.max(0, deadline.at - now);
+  const done = deadline.total > 0 ? 1 - left / deadline.total : 1;
+  // The CSS animation runs the rest of the way; a negative delay starts it part-way.
+  const style = `animation-duration:${deadline.total}ms;animation-delay:${-Math.round(done * deadline.total)}ms`;
+  return (
+    `<svg class="ring" viewBox="0 0 48 48" aria-hidden="true"><circle cx="24" cy="24" r="22" pathLength="100" style="${style}"/></svg>` +
+    `<span class="secs" data-at="${Math.round(deadline.at)}">${Math.ceil(left / 1000)}</span>`
+  );
+}
+
+function seatHtml(seat, pos, k, state, ctx, players, last) {
+  const { t, now } = ctx;
+  const { view, me, deadlines } = state;
+  if (!seat) {
+    return `<div class="seat empty" style="left:${pos.x}%;top:${pos.y}%"><div class="plate">${t("free_seat")}</div></div>`;
+  }
+  const p = players.get(seat.name);
+  const mine = seat.name === me;
+  const turn = awaiting(view).has(seat.name) || (!view && deadlines?.[seat.name]);
+  const classes = ["seat", `pos-${k}`];
+  if (mine) classes.push("me");
+  if (turn) classes.push("turn");
+  if (p) classes.push(`state-${p.state}`);
+  if (seat.connected === false) classes.push("away");
+  if (seat.speaking) classes.push("speaking");
+  const marks = [];
+  if (view && view.dealer === seat.name) marks.push(`<span class="mark dealer" title="${t("dealer_title")}">${t("dealer_mark")}</span>`);
+  if (p?.dark) marks.push(`<span class="mark dark" title="${t("dark_title")}">${t("dark_mark")}</span>`);
+  if (p?.looked && view?.game === "shaha36") marks.push(`<span class="mark looked">${t("looked")}</span>`);
+  if (p?.all_in) marks.push(`<span class="mark allin">${t("all_in")}</span>`);
+  if (seat.mic === false) marks.push('<span class="mark muted" title="mic off">🔇</span>');
+  if (!view && seat.ready) marks.push(`<span class="mark ready">${t("ready")}</span>`);
+  if (!view && seat.skipping) marks.push(`<span class="mark skip">${t("skipping")}</span>`);
+  const money_ = p ? p.balance : seat.balance;
+  let cards = "";
+  if (p && !mine && p.state !== "folded" && p.state !== "out") {
+    const shown = p.cards || [null, null, null];
+    const fresh = ctx.fresh?.has(seat.name);
+    cards = `<div class="seat-cards">${shown
+      .map((c, i) => cardHtml(c, { extra: fresh ? "dealt" : "", delay: fresh ? 120 * i + 40 * k : 0, index: i, lang: ctx.lang }))
+      .join("")}</div>`;
+  }
+  const stake = p && p.paid && view.phase !== "finished" ? `<div class="stake" style="left:${50 + 0.55 * (pos.x - 50)}%;top:${50 + 0.52 * (pos.y - 50)}%" data-stake="${esc(seat.name)}"><i class="chip"></i>${money(p.paid)}</div>` : "";
+  const bubble = last ? `<div class="bubble">${esc(last)}</div>` : "";
+  const initial = esc(seat.name.slice(0, 1).toUpperCase());
+  return (
+    `<div class="${classes.join(" ")}" style="left:${pos.x}%;top:${pos.y}%" data-seat="${esc(seat.name)}">` +
+    `<div class="avatar">${turn ? ring(deadlines?.[seat.name], now) : ""}<span class="initial">${initial}</span></div>` +
+    `<div class="plate"><span class="name">${esc(seat.name)}</span><span class="balance">${money(money_ ?? 0)}</span></div>` +
+    `<div class="marks">${marks.join("")}</div>${cards}${bubble}</div>` +
+    stake
+  );
+}
+
+/** The oval: seats, the centre (pot, level, banner, last three decisions). */
+export function renderFelt(state, ctx) {
+  const { t } = ctx;
+  const { view, table } = state;
+  const seats = rotateSeats(state.seats, state.me);
+  const pos = seatPositions(seats.length);
+  const players = playersByName(view);
+  const lastBy = new Map();
+  for (const e of decisions(view)) lastBy.set(e.player, actionLabel(view.game, { do: e.kind, to: e.to, deal: e.deal }, t));
+  const last3 = decisions(view).slice(-3).map((e) => `<li>${esc(eventText(view.game, e, t))}</li>`).join("");
+  const seatHtmls = seats.map((s, k) => seatHtml(s, pos[k], k, state, ctx, players, s && lastBy.get(s.name))).join("");
+  const centre =
+    `<div class="centre">` +
+    `<div class="pot" data-pot><i class="chip"></i><span>${t("pot")}</span> <b>${money(view?.pot ?? 0)}</b></div>` +
+    (view?.level ? `<div class="level">${t("level")} ${esc(view.level)}</div>` : "") +
+    (view?.round ? `<div class="round">${t("round", { n: view.round })}</div>` : "") +
+    (view ? "" : `<div class="idle">${state.me && state.seats.some((s) => s?.name === state.me) ? t("waiting") : t("spectator")}</div>`) +
+    `<ol class="last3">${last3}</ol>` +
+    `</div>`;
+  const queue = state.queue ? `<div class="queue">${t("queue", { n: state.queue })}</div>` : "";
+  const banner = ctx.banner ? `<div class="banner ${ctx.banner.kind}" role="status">${esc(ctx.banner.text)}</div>` : "";
+  return `<div class="oval game-${esc(table.game)}"><div class="felt-inner">${centre}</div></div>${seatHtmls}${banner}${queue}`;
+}
+
+/** The viewer's own three cards, large, with the automatic count (C-3.9) when enabled. */
+export function renderHand(state, ctx) {
+  const { view, me } = state;
+  const p = playersByName(view).get(me);
+  if (!p || p.state === "out") return "";
+  const game = view.game;
+  const lookLegal = (view.legal || []).some((a) => a.do === "look");
+  const tapToLook = game === "shaha36" && p.state !== "folded";
+  const fresh = ctx.fresh?.has(me);
+  const cards = (p.cards || [null, null, null]).map((c, i) => {
+    const faceUp = c && (game !== "shaha36" || ctx.turned?.has(i));
+    const tappable = tapToLook && !faceUp && (c || lookLegal);
+    const extra = [fresh ? "dealt" : "", tappable ? "tap" : "", faceUp && game === "shaha36" ? "flip" : ""].join(" ");
+    const html = cardHtml(faceUp ? c : null, { extra, delay: fresh ? 150 * i : 0, index: i, lang: ctx.lang });
+    return tappable ? html.replace('class="card', `role="button" tabindex="0" title="${ctx.t("shaha36.look")}" class="card`) : html;
+  });
+  let count = "";
+  const all = p.cards && p.cards.every(Boolean) && (game !== "shaha36" || [0, 1, 2].every((i) => ctx.turned?.has(i)));
+  if (ctx.settings.autoCount && all && ctx.score) {
+    const s = ctx.score(p.cards);
+    if (s) {
+      const pts = s.absolute ? ctx.t("absolute") : String(s.points).replace(".", ",");
+      count = `<div class="count" data-count>${esc(pts)}${s.label && !s.absolute ? ` · ${esc(s.label)}` : ""}</div>`;
+    }
+  }
+  const folded = p.state === "folded" ? " folded" : "";
+  return `<div class="my-cards${folded}">${cards.join("")}</div>${count}`;
+}
+
+function button(a, game, t, extra = "") {
+  const label = actionLabel(game, a, t);
+  const attrs = [`data-do="${a.do}"`];
+  if (a.to != null) attrs.push(`data-to="${a.to}"`);
+  if (a.deal) attrs.push(`data-deal="${a.deal}"`);
+  const price = priceSuffix(a, label);
+  const kind = a.do === "fold" || a.do === "muck" ? "danger" : a.do === "propose" ? "deal" : "";
+  return `<button type="button" class="act ${kind} ${extra}" ${attrs.join(" ")}><span class="label">${esc(label)}</span>${price ? `<span class="price">${esc(price)}</span>` : ""}</button>`;
+}
+
+/** The amount panel of a ranged bet or raise: entry, slider, ×2 ×5 ×10 МАКС (B-3.3). */
+function amountPanel(a, game, t, ctx) {
+  const key = `${a.do}:${a.min_to}:${a.max_to}`;
+  const value = Math.min(a.max_to, Math.max(a.min_to, ctx.draft?.[key] ?? a.min_to));
+  const mult = [2, 5, 10]
+    .map((k) => Math.min(a.max_to, k * a.min_to))
+    .map((v, i) => `<button type="button" class="mult" data-set="${v}">×${[2, 5, 10][i]}</button>`)
+    .join("");
+  const label = actionLabel(game, a, t);
+  return (
+    `<div class="amount" data-key="${key}" data-min="${a.min_to}" data-max="${a.max_to}">` +
+    `<div class="amount-row"><input type="number" inputmode="numeric" class="amount-input" aria-label="${t("amount")}" min="${a.min_to}" max="${a.max_to}" step="1" value="${value}">` +
+    `<input type="range" class="amount-slider" aria-label="${t("amount")}" min="${a.min_to}" max="${a.max_to}" step="1" value="${value}"></div>` +
+    `<div class="amount-row">${mult}<button type="button" class="mult" data-set="${a.max_to}">${t("max")}</button>` +
+    `<button type="button" class="act raise" data-do="${a.do}" data-ranged="1"><span class="label">${esc(label)}</span></button></div></div>`
+  );
+}
+
+/** Between hands: «Готов», «Пропустить», «Темнить · 15 ₽», «Сесть за стол», «Новая раздача». */
+const BETWEEN_LABEL = { ready: "ready_btn", skip: "skip_btn", dark: "dark_btn", sit: "sit_btn", new_hand: "new_hand_btn", dark32: "dark32_btn", normal: "normal32_btn" };
+
+/** The action bar: only what the server says is legal now, each with its price. */
+export function renderActions(state, ctx) {
+  const { t } = ctx;
+  const { view } = state;
+  if (!view || !(view.legal || []).length) {
+    return (state.between || [])
+      .map((a) => {
+        const label = t(BETWEEN_LABEL[a.do] || a.do);
+        const price = a.price ? ` · ${money(a.price)}` : "";
+        return `<button type="button" class="act between ${a.do === "dark" ? "dark" : ""}" data-table-do="${a.send || a.do}"><span class="label">${esc(label)}</span>${price ? `<span class="price">${esc(price)}</span>` : ""}</button>`;
+      })
+      .join("");
+  }
+  const game = view.game;
+  const inDialog = DIALOG_DO[game] || new Set();
+  const legal = view.legal.filter((a) => !inDialog.has(a.do) && !(game === "shaha36" && a.do === "look"));
+  legal.sort((a, b) => BAR_ORDER.indexOf(a.do) - BAR_ORDER.indexOf(b.do) || (a.to ?? 0) - (b.to ?? 0));
+  const fixed = legal.filter((a) => a.to != null || a.min_to == null || a.min_to === a.max_to);
+  const ranged = legal.filter((a) => !fixed.includes(a));
+  const buttons = fixed.map((a) => button(a.min_to != null && a.to == null ? { ...a, to: a.min_to } : a, game, t)).join("");
+  return `<div class="bar-buttons">${buttons}</div>${ranged.map((a) => amountPanel(a, game, t, ctx)).join("")}`;
+}
+
+/** The open «Варить»/«Делить» proposal (C-5.2): the view's `vote`, else the last event. */
+function proposal(view) {
+  if (view.vote) return view.vote;
+  const ev = [...(view.events || [])].reverse().find((e) => e.kind === "propose");
+  return ev ? { proposer: ev.player, deal: ev.deal } : null;
+}
+
+/** Dialogs: the cook/split vote (C-5), the Svara entry with its fee (C-7.3, S-7.3, B-5.2),
+ * the tie choice (S-7.1) and the dark continuation in a Svara (C-7.5). */
+export function renderDialog(state, ctx) {
+  const { t } = ctx;
+  const { view } = state;
+  if (!view) return "";
+  const game = view.game;
+  const legal = view.legal || [];
+  const has = (d) => legal.find((a) => a.do === d);
+  const dialog = (kind, title, body, actions) =>
+    `<div class="dialog ${kind}" role="dialog" aria-modal="true" aria-label="${esc(title)}"><h2>${esc(title)}</h2>${body}<div class="dialog-actions">${actions
+      .map((a) => button(a, game, t))
+      .join("")}</div></div>`;
+  if (game === "classic" && has("agree")) {
+    const prop = proposal(view);
+    const title = t(prop?.deal === "split" ? "vote_title_split" : "vote_title_cook", { name: prop?.proposer ?? "" });
+    return dialog("vote", title, "", [has("agree"), has("refuse")].filter(Boolean));
+  }
+  if (has("join")) {
+    const j = has("join");
+    return dialog("svara-entry", t("svara_title"), `<p class="fee">${t("svara_fee", { fee: j.price })}</p>`, [j, has("skip")].filter(Boolean));
+  }
+  if (game === "shaha36" && (has("cook") || has("split"))) {
+    return dialog("tie", t("tie_title"), "", [has("split"), has("cook")].filter(Boolean));
+  }
+  if (game === "classic" && has("dark_on")) {
+    return dialog("dark-svara", t("dark_title_svara"), "", [has("dark_on"), has("dark_off")].filter(Boolean));
+  }
+  if (view.phase === "vote" && view.vote) {
+    return `<div class="dialog waiting" role="status"><p>${t("vote_waiting")}</p></div>`;
+  }
+  return "";
+}
+
+/** «История действий»: the full ordered list of the current hand's public events (C-4.15). */
+export function renderHistory(state, ctx) {
+  const { view } = state;
+  const events = view?.events || [];
+  if (!events.length) return `<p class="empty">${ctx.t("no_history")}</p>`;
+  return `<ol class="history-list">${events.map((e) => `<li class="ev-${esc(e.kind)}">${esc(eventText(view.game, e, ctx.t))}</li>`).join("")}</ol>`;
+}
+
+/** Banners that a new event raises: «СВАРА!», «Игроки поделили банк», «Смотрят карты». */
+export function bannerFor(event, t, game) {
+  if (event.kind === "svara") return { kind: "svara", text: t("banner_svara") };
+  if (event.kind === "split" || (event.kind === "agree" && event.deal === "split")) return { kind: "split", text: t("banner_split") };
+  // Only classic's look compares two hands in front of everyone (C-4.11); the others are private.
+  if (game === "classic" && (event.kind === "look" || event.kind === "look_result")) return { kind: "look", text: t("banner_look") };
+  if (event.kind === "win" || event.kind === "award") return { kind: "win", text: t("banner_win", { name: event.player, amount: event.amount ?? "" }) };
+  return null;
+}
+
+/** Everything at once: what table.js writes into the page. */
+export function renderTable(state, ctx) {
+  return {
+    felt: renderFelt(state, ctx),
+    hand: renderHand(state, ctx),
+    actions: renderActions(state, ctx),
+    dialog: renderDialog(state, ctx),
+    history: renderHistory(state, ctx),
+  };
+}

@@ -1,0 +1,31 @@
+// Per-device settings (C-3.9: the auto-count is a per-player choice, visible only to him).
+// Kept in localStorage so that they work offline and before logging in.
+
+const KEY = "svara.settings";
+
+export const DEFAULTS = Object.freeze({
+  lang: "ru", // Russian first, English behind the switch
+  sound: true, // turn, deal, win and Svara sounds
+  fourColour: false, // ♦ blue and ♣ green for colour-blind players
+  autoCount: false, // C-3.9: hidden by default
+});
+
+/** The stored settings over the defaults (unknown keys dropped, wrong types ignored). */
+export function loadSettings(storage = globalThis.localStorage) {
+  let stored = {};
+  try {
+    stored = JSON.parse(storage?.getItem(KEY) || "{}") || {};
+  } catch {
+    stored = {};
+  }
+  const out = { ...DEFAULTS };
+  for (const [k, v] of Object.entries(DEFAULTS)) {
+    if (typeof stored[k] === typeof v) out[k] = stored[k];
+  }
+  return out;
+}
+
+export function saveSettings(settings, storage = globalThis.localStorage) {
+  storage?.setItem(KEY, JSON.stringify(settings));
+  globalThis.dispatchEvent?.(new CustomEvent("svara-settings", { detail: settings }));
+}

@@ -1,0 +1,304 @@
+// The table page's controller: it keeps the last state the server sent, draws it with the
+// pure renderers of render.js, turns taps into Socket.IO events (docs/protocol.md, «Table»)
+// and adds what is not state: chips flying, cards dealt one by one, sounds, banners.
+
+import { bannerFor, renderTable } from "./render.js";
+import { loadScorer } from "./count.js";
+import { translator } from "./i18n.js";
+import { connect } from "./net.js";
+import { loadSettings } from "./settings.js";
+import { play } from "./sound.js";
+import { applyProtocol, EVENTS, tableAction } from "./protocol.js";
+
+const $ = (sel) => document.querySelector(sel);
+const page = document.body.dataset;
+const tableId = Number(page.table);
+
+const settings = loadSettings();
+let t = translator(settings.lang);
+document.documentElement.classList.toggle("four-colour", settings.fourColour);
+
+const regions = { felt: $("#felt"), hand: $("#hand"), actions: $("#actions"), dialog: $("#dialog"), history: $("#history-list") };
+const drawn = {};
+
+const local = { fresh: new Set(), turned: new Set(), draft: {}, banner: null, score: null, lookedHere: false };
+let state = { table: { id: tableId, name: page.name || "", game: page.game || "classic", seats: 0 }, seats: [], queue: 0, me: null, view: null, between: [], deadlines: {} };
+let bannerTimer = 0;
+let clockSkew = 0; // server time − client time, in ms
+
+function ctx() {
+  return { t, lang: settings.lang, settings, now: Date.now(), fresh: local.fresh, turned: local.turned, score: local.score, draft: local.draft, banner: local.banner };
+}
+
+/** Write each region only when its HTML changed, so running animations are not restarted. */
+function draw() {
+  const out = renderTable(state, ctx());
+  for (const [name, html] of Object.entries(out)) {
+    if (regions[name] && drawn[name] !== html) {
+      regions[name].innerHTML = html;
+      drawn[name] = html;
+    }
+  }
+  document.body.classList.toggle("has-dialog", Boolean(out.dialog));
+  document.body.classList.toggle("my-turn", (state.view?.awaiting || []).includes(state.me));
+  $("#table-name").textContent = state.table.name || "";
+  const { game, variant } = state.table;
+  const kind = game ? t(`game.${game}`) + (variant && variant !== game ? ` · ${variant}` : "") : "";
+  $("#table-game").textContent = kind;
+  $("#caption-name").textContent = state.table.name || "";
+  $("#caption-game").textContent = kind;
+  if (game) $("#rules-link").href = `/rules/${game}`;
+  if (state.version != null) document.body.dataset.version = state.version;
+}
+
+function showBanner(banner) {
+  local.banner = banner;
+  clearTimeout(bannerTimer);
+  bannerTimer = setTimeout(() => {
+    local.banner = null;
+    draw();
+  }, 2600);
+}
+
+// --- effects: what changed between two views ------------------------------------------------
+
+function seatEl(name) {
+  return document.querySelector(`.seat[data-seat="${CSS.escape(name)}"]`);
+}
+
+/** A chip flying from one element to another (Web Animations; nothing in the state). */
+function flyChip(from, to, count = 1) {
+  if (!from || !to) return;
+  const a = from.getBoundingClientRect();
+  const b = to.getBoundingClientRect();
+  for (let i = 0; i < count; i++) {
+    const chip = document.createElement("i");
+    chip.className = "chip flying";
+    document.body.append(chip);
+    const dx = b.left + b.width / 2 - (a.left + a.width / 2);
+    const dy = b.top + b.height / 2 - (a.top + a.height / 2);
+    chip.style.left = `${a.left + a.width / 2 - 9}px`;
+    chip.style.top = `${a.top + a.height / 2 - 9}px`;
+    chip
+      .animate([{ transform: "translate(0,0) scale(1)" }, { transform: `translate(${dx}px,${dy}px) scale(.8)` }], { duration: 520, delay: i * 70, easing: "cubic-bezier(.3,.7,.4,1)", fill: "forwards" })
+      .finished.then(() => chip.remove());
+  }
+}
+
+/** What a new state adds to the last one: dealt cards, chips, banners, sounds. */
+function effects(before, after, news) {
+  local.fresh = new Set();
+  if (!after) return;
+  const sameHand = before && before.id === after.id;
+  const old = new Map((sameHand ? before.players : []).map((p) => [p.name, p]));
+  for (const e of news) {
+    if (e.kind === "deal") for (const name of e.players || []) local.fresh.add(name);
+  }
+  if (!sameHand) {
+    local.turned = new Set();
+    local.lookedHere = false;
+  }
+  if (local.fresh.size) play("deal", settings);
+  const mine = after.players.find((p) => p.name === state.me);
+  // Coming back to a hand already looked at (a reload): the cards are turned already.
+  if (mine?.cards && after.game === "shaha36" && !local.lookedHere) local.turned = new Set([0, 1, 2]);
+  for (const e of news) {
+    const banner = bannerFor(e, t, after.game);
+    if (banner) {
+      showBanner(banner);
+      play(banner.kind === "svara" ? "svara" : banner.kind === "win" ? "win" : "chip", settings);
+    }
+  }
+  const wasMyTurn = (before?.awaiting || []).includes(state.me);
+  if (!wasMyTurn && (after.awaiting || []).includes(state.me)) play("turn", settings);
+  requestAnimationFrame(() => {
+    const pot = document.querySelector("[data-pot]");
+    for (const p of after.players) {
+      const paid = p.paid - (old.get(p.name)?.paid ?? 0);
+      if (paid > 0) flyChip(seatEl(p.name), pot, Math.min(4, 1 + Math.floor(paid / 20)));
+    }
+    for (const e of news) {
+      if (e.kind === "award") flyChip(pot, seatEl(e.player), 5);
+      if (e.kind === "split") for (const name of e.players || []) flyChip(pot, seatEl(name), 3);
+    }
+  });
+}
+
+// --- the server's messages -----------------------------------------------------------------
+
+function receive(msg) {
+  if (!msg || msg.table !== tableId) return;
+  if (typeof msg.now === "number") clockSkew = msg.now * 1000 - Date.now();
+  const before = state.view;
+  const next = applyProtocol(state, "table:state", msg, Date.now() + clockSkew);
+  // Deadlines come in server time; countdowns run on the client clock.
+  next.deadlines = Object.fromEntries(
+    Object.entries(next.rawDeadlines || {}).map(([name, d]) => [name, { at: d.at - clockSkew, total: d.total }]),
+  );
+  state = next;
+  if (state.view !== before) effects(before, state.view, state.news);
+  if (state.table.game && !local.score && settings.autoCount) {
+    loadScorer(state.table.game).then(
+      (score) => {
+        local.score = score;
+        draw();
+      },
+      () => {},
+    );
+  }
+  draw();
+}
+
+function chatLine(line) {
+  const li = document.createElement("li");
+  const who = document.createElement("b");
+  who.textContent = `${line.from}: `;
+  li.append(who, document.createTextNode(line.text));
+  $("#chat-list").append(li);
+  li.scrollIntoView({ block: "end" });
+}
+
+const socket = connect($("[data-net]"), t);
+socket.on("connect", () =>
+  socket.emit(EVENTS.join, { table: tableId }, (ack) => {
+    if (!ack?.state) return;
+    $("#chat-list").replaceChildren();
+    for (const line of ack.chat || []) chatLine(line);
+    receive(ack.state);
+  }),
+);
+socket.on("connect_error", (err) => {
+  if (err?.message === "login required") location.href = `/login?next=${encodeURIComponent(location.pathname)}`;
+});
+socket.on("session:taken_over", () => {
+  socket.io.opts.reconnection = false;
+  $("[data-net]").hidden = false;
+  $("[data-net]").textContent = t("taken_over");
+});
+socket.on("table:state", receive);
+socket.on("error", (msg) => {
+  const note = $("#toast");
+  note.textContent = msg?.reason || "";
+  note.hidden = !note.textContent;
+  setTimeout(() => (note.hidden = true), 3000);
+});
+
+function act(payload) {
+  socket.emit(EVENTS.act, { table: tableId, version: state.version, ...payload });
+}
+
+// --- taps ------------------------------------------------------------------------------------
+
+document.addEventListener("click", (ev) => {
+  const el = ev.target.closest("button, .card.tap, [data-panel], [data-close]");
+  if (!el) return;
+  if (el.dataset.panel) return togglePanel(el.dataset.panel);
+  if (el.dataset.close !== undefined) return togglePanel(null);
+  if (el.classList.contains("card")) return tapCard(Number(el.dataset.index));
+  if (el.dataset.tableDo) return socket.emit(...tableAction(tableId, el.dataset.tableDo));
+  if (el.classList.contains("mult")) return setAmount(el.closest(".amount"), Number(el.dataset.set));
+  if (el.dataset.ranged) {
+    const panel = el.closest(".amount");
+    return act({ do: el.dataset.do, to: Number(panel.querySelector(".amount-input").value) });
+  }
+  if (el.dataset.do) {
+    const payload = { do: el.dataset.do };
+    if (el.dataset.to) payload.to = Number(el.dataset.to);
+    if (el.dataset.deal) payload.deal = el.dataset.deal;
+    return act(payload);
+  }
+});
+
+document.addEventListener("keydown", (ev) => {
+  if ((ev.key === "Enter" || ev.key === " ") && ev.target.classList?.contains("tap")) {
+    ev.preventDefault();
+    tapCard(Number(ev.target.dataset.index));
+  }
+});
+
+/** shaha36 (S-1.3): a tap turns one card; the first turn is the look the server records. */
+function tapCard(i) {
+  const mine = state.view?.players.find((p) => p.name === state.me);
+  if (!mine) return;
+  local.turned.add(i);
+  local.lookedHere = true;
+  if (!mine.cards) act({ do: "look" });
+  draw();
+}
+
+function setAmount(panel, value) {
+  if (!panel) return;
+  const v = Math.min(Number(panel.dataset.max), Math.max(Number(panel.dataset.min), Math.round(value) || 0));
+  panel.querySelector(".amount-input").value = v;
+  panel.querySelector(".amount-slider").value = v;
+  local.draft[panel.dataset.key] = v;
+}
+
+document.addEventListener("input", (ev) => {
+  const panel = ev.target.closest?.(".amount");
+  if (!panel) return;
+  if (ev.target.classList.contains("amount-slider")) setAmount(panel, Number(ev.target.value));
+  else local.draft[panel.dataset.key] = Number(ev.target.value);
+});
+document.addEventListener("change", (ev) => {
+  const panel = ev.target.closest?.(".amount");
+  if (panel && ev.target.classList.contains("amount-input")) setAmount(panel, Number(ev.target.value));
+});
+
+// --- panels: history, chat -----------------------------------------------------------------
+
+function togglePanel(name) {
+  for (const panel of document.querySelectorAll(".panel")) {
+    panel.hidden = panel.id !== name || !panel.hidden;
+  }
+}
+
+$("#chat-form")?.addEventListener("submit", (ev) => {
+  ev.preventDefault();
+  const input = $("#chat-input");
+  const text = input.value.trim();
+  if (!text) return;
+  socket.emit(EVENTS.say, { table: tableId, text });
+  input.value = "";
+});
+
+for (const button of document.querySelectorAll("[data-phrase]")) {
+  button.addEventListener("click", () => socket.emit(EVENTS.say, { table: tableId, phrase: Number(button.dataset.phrase) }));
+}
+
+/** A chat line; a quick phrase is also spoken aloud («Озвучить фразу»). */
+socket.on(EVENTS.chat, (line) => {
+  if (line.table !== tableId) return;
+  chatLine(line);
+  if (line.phrase != null && settings.sound && globalThis.speechSynthesis) {
+    const u = new SpeechSynthesisUtterance(line.text);
+    u.lang = "ru-RU";
+    speechSynthesis.speak(u);
+  }
+});
+
+/** «Выйти»: stand up (a fold in a hand, S-1.7) and go back to the lobby. */
+$("#leave")?.addEventListener("click", (ev) => {
+  ev.preventDefault();
+  const href = $("#leave").href;
+  if (!socket.connected) return (location.href = href);
+  socket.timeout(2000).emit(EVENTS.stand, { table: tableId }, () => (location.href = href));
+});
+
+// The countdown numbers tick between renders; the rings are CSS animations.
+setInterval(() => {
+  const now = Date.now();
+  for (const el of document.querySelectorAll(".secs[data-at]")) {
+    el.textContent = Math.max(0, Math.ceil((Number(el.dataset.at) - now) / 1000));
+  }
+}, 250);
+
+globalThis.addEventListener("svara-settings", (ev) => {
+  Object.assign(settings, ev.detail);
+  t = translator(settings.lang);
+  document.documentElement.classList.toggle("four-colour", settings.fourColour);
+  for (const k of Object.keys(drawn)) delete drawn[k];
+  draw();
+});
+
+draw();

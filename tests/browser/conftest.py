@@ -1,0 +1,231 @@
+"""Real Chromium (Debian's /usr/bin/chromium, headless, never a downloaded browser) against a
+real `svara serve` (tests/server/conftest.py): players register, sit and play by clicking.
+
+Nothing sleeps to wait: Playwright's `expect` and `wait_for_*` poll the page for a condition
+with a timeout. Screenshots go to test-artifacts/browser/ (gitignored), kept after the run.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import (
+    Browser,
+    BrowserContext,
+    ConsoleMessage,
+    Locator,
+    Page,
+    sync_playwright,
+)
+from playwright.sync_api import expect as pw_expect
+from sqlmodel import select
+
+from app import ledger
+from app.models import Database, User
+from tests.server.conftest import Server, start_server, unique_name
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "test-artifacts" / "browser"
+CHROMIUM = "/usr/bin/chromium"
+PHONE = {"width": 360, "height": 740}
+DESKTOP = {"width": 1280, "height": 800}
+TIMEOUT_MS = 15_000
+PASSWORD = "correct horse battery"
+
+pw_expect.set_options(timeout=TIMEOUT_MS)
+
+
+@pytest.fixture(scope="session")
+def web(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """One real server (eventlet, the designed mode) for every browser test."""
+    server = start_server(tmp_path_factory.mktemp("browser-instance"), "eventlet")
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def chromium() -> Iterator[Browser]:
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM,
+            headless=True,
+            args=[
+                "--no-sandbox",
+                "--disable-dev-shm-usage",
+                "--use-fake-ui-for-media-stream",
+                "--use-fake-device-for-media-stream",
+            ],
+        )
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(scope="session")
+def artifacts() -> Path:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    return ARTIFACTS
+
+
+def grant(server: Server, name: str, amount: int) -> None:
+    """Money for a test player, through the ledger like `svara admin balance grant` (C-0.1)."""
+    db = Database(f"sqlite:///{server.instance / 'svara.db'}")
+    try:
+        with db.session() as s:
+            user = s.exec(select(User).where(User.name == name)).one()
+            ledger.grant(s, user, amount, "browser test")
+    finally:
+        db.dispose()
+
+
+@dataclass
+class Player:
+    """One person in their own browser context, with what went wrong on their pages."""
+
+    name: str
+    context: BrowserContext
+    page: Page
+    base: str
+    errors: list[str] = field(default_factory=list)
+
+    def watch(self) -> None:
+        def console(msg: ConsoleMessage) -> None:
+            if msg.type == "error" and "favicon" not in msg.text:
+                self.errors.append(msg.text)
+
+        self.page.on("console", console)
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+
+    def register(self) -> None:
+        """Register through the page, as a person does."""
+        page = self.page
+        page.goto(self.base + "/register")
+        page.fill("input[name=name]", self.name)
+        page.fill("input[name=password]", PASSWORD)
+        page.fill("input[name=confirm]", PASSWORD)
+        page.click("form button[type=submit]")
+        page.wait_for_url(re.compile(r"/$"))
+
+    def new_table(self, name: str, variant: str, seats: int) -> int:
+        """Open a table from the lobby form; its id from the lobby's link to it."""
+        page = self.page
+        page.goto(self.base + "/")
+        page.fill("#new-table input[name=name]", name)
+        page.select_option("#new-table select[name=variant]", variant)
+        page.fill("#new-table input[name=seats]", str(seats))
+        page.click("#new-table button[type=submit]")
+        link = page.locator("#table-rows a", has_text=name)
+        href = link.get_attribute("href")
+        assert href is not None
+        return int(href.rsplit("/", 1)[1])
+
+    def open_table(self, table_id: int) -> None:
+        self.page.goto(f"{self.base}/table/{table_id}")
+        pw_expect(self.page.locator(".seat").first).to_be_visible()
+
+    # --- the table ----------------------------------------------------------------------
+    def bar(self, label: str) -> Locator:
+        """A button of the action bar or a dialog whose label is exactly `label`."""
+        exact = self.page.locator(".label", has_text=re.compile(f"^{re.escape(label)}$"))
+        return self.page.locator("#actions button, #dialog button", has=exact)
+
+    def labels(self) -> list[str]:
+        """The labels of every action offered now (bar and dialogs)."""
+        return self.page.locator("#actions .act .label, #dialog .act .label").all_inner_texts()
+
+    def click(self, label: str) -> None:
+        button = self.bar(label)
+        pw_expect(button).to_have_count(1)
+        button.click()
+
+
+@pytest.fixture
+def people(web: Server, chromium: Browser) -> Iterator[list[Player]]:
+    """A factory's output: three registered players (phone, desktop, phone), each with 1000 ₽.
+
+    The list is filled by the test through `join`; closed contexts on teardown."""
+    made: list[Player] = []
+
+    def make(viewport: dict[str, int], prefix: str) -> Player:
+        context = chromium.new_context(
+            viewport=viewport,
+            locale="ru-RU",
+            has_touch=viewport is PHONE,
+            is_mobile=viewport is PHONE,
+            device_scale_factor=2 if viewport is PHONE else 1,
+        )
+        context.set_default_timeout(TIMEOUT_MS)
+        player = Player(unique_name(prefix), context, context.new_page(), web.url)
+        player.watch()
+        player.register()
+        grant(web, player.name, 1000)
+        made.append(player)
+        return player
+
+    make(PHONE, "anna")
+    make(DESKTOP, "boris")
+    make(PHONE, "vera")
+    yield made
+    for p in made:
+        p.context.close()
+
+
+class Table:
+    """The players of one table, driven by what their pages offer.
+
+    Every click is followed by waiting until each page has drawn a newer `table:state`
+    (body[data-version]), so the next decision reads the state the click produced."""
+
+    def __init__(self, players: list[Player], table_id: int):
+        self.players = players
+        self.id = table_id
+
+    def version(self) -> int:
+        return int(self.players[0].page.locator("body").get_attribute("data-version") or -1)
+
+    def sync(self, before: int) -> None:
+        for p in self.players:
+            p.page.wait_for_function(
+                "v => Number(document.body.dataset.version ?? -1) > v", arg=before
+            )
+
+    def who_can(self, label: str) -> list[Player]:
+        return [p for p in self.players if p.bar(label).count() == 1]
+
+    def do(self, label: str, who: Player | None = None) -> Player:
+        """Click `label` on `who`'s page (or the one page that offers it)."""
+        if who is None:
+            able = self.who_can(label)
+            assert able, f"nobody is offered {label!r}: " + "; ".join(
+                f"{p.name}: {p.labels()}" for p in self.players
+            )
+            who = able[0]
+        before = self.version()
+        who.click(label)
+        self.sync(before)
+        return who
+
+    def first_of(self, labels: list[str]) -> tuple[Player, str]:
+        """The first of `labels` that some player is offered now."""
+        for label in labels:
+            able = self.who_can(label)
+            if able:
+                return able[0], label
+        raise AssertionError(
+            f"none of {labels} is offered: "
+            + "; ".join(f"{p.name}: {p.labels()}" for p in self.players)
+        )
+
+    def play_until(self, done: str, labels: list[str], limit: int = 40) -> list[str]:
+        """Click the first offered of `labels` until some page offers `done`."""
+        clicked: list[str] = []
+        for _ in range(limit):
+            if self.who_can(done):
+                return clicked
+            who, label = self.first_of(labels)
+            self.do(label, who)
+            clicked.append(label)
+        raise AssertionError(f"{done!r} never came after {clicked}")
