@@ -46,7 +46,8 @@ SCORER = SCORERS["shaha36"]
 FOLD, CHECK, LOOK = Legal("fold"), Legal("check"), Legal("look")
 SHOW_OR_MUCK = [Legal("show"), Legal("muck")]
 VOTES = [Legal("cook"), Legal("split")]
-_LOGS = ("events", "transfers", "deals")  # append-only: a refusal truncates them
+_LOGS = frozenset(("events", "transfers", "deals"))  # append-only: a refusal truncates them
+_CONTAINERS = frozenset((list, dict, set))
 
 
 @register
@@ -88,6 +89,11 @@ class Shaha36Hand(Hand):
         self.antes = self.pot
         self.events.append(Event("ante", data={"amount": self.ante, "pot": self.pot}))
         self._start_deal(self.order, dealer)
+
+    @classmethod
+    def stake(cls, variant: Variant) -> int:
+        """S-1.5: a seat sits down with at most `buy_in_max` antes from the balance."""
+        return variant["buy_in_max"] * variant["ante"]
 
     def _check_setup(self) -> None:
         """Refuse a table the rules cannot deal (S-1.2), before any money moves."""
@@ -287,18 +293,16 @@ class Shaha36Hand(Hand):
     def _save(self) -> tuple[dict[str, Any], tuple[int, ...]]:
         """The state one container deep (the containers hold immutable values) and the
         lengths of the logs: enough to undo an action whose Svara deal could not be drawn."""
-        state = {
-            k: v.copy() if isinstance(v, list | dict | set) else v
-            for k, v in self.__dict__.items()
-            if k not in _LOGS
-        }
-        return state, tuple(len(getattr(self, k)) for k in _LOGS)
+        state = self.__dict__.copy()
+        for k, v in state.items():
+            if type(v) in _CONTAINERS and k not in _LOGS:
+                state[k] = v.copy()
+        return state, (len(self.events), len(self.transfers), len(self.deals))
 
     def _restore(self, saved: tuple[dict[str, Any], tuple[int, ...]]) -> None:
-        state, lengths = saved
+        state, (events, transfers, deals) = saved
         self.__dict__.update(state)
-        for k, n in zip(_LOGS, lengths, strict=True):
-            del getattr(self, k)[n:]
+        del self.events[events:], self.transfers[transfers:], self.deals[deals:]
 
     def _validate(self, a: Action) -> Callable[[], None]:
         """The action bound to its effect, or RuleError saying what was expected."""
