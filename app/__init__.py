@@ -37,6 +37,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app = Flask(
         __name__,
         instance_path=str(instance),
+        instance_relative_config=True,
         template_folder=str(ROOT / "templates"),
         static_folder=str(ROOT / "static"),
     )

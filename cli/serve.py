@@ -49,10 +49,11 @@ def serve(host: str | None, port: int | None, instance: str) -> None:
         ensure_demo_table(s)
 
     def ready(address: str) -> None:
-        click.echo(f"Svara is listening on {address}  (instance {app.instance_path})")
+        # The password first: once "listening" is printed, everything about the start is.
         if password is not None:
             click.echo(f"Administrator created: name {ADMIN_NAME}, password {password}")
             click.echo("This password is shown only now; change it after logging in.")
+        click.echo(f"Svara is listening on {address}  (instance {app.instance_path})")
 
     tables.start(app)  # recover unfinished hands (C-8.5), start the timers
     run(app, app.config["HOST"], int(app.config["PORT"]), ready)

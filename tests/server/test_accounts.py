@@ -1,0 +1,142 @@
+"""Register, log in, log out over real HTTP (issue 5 part 2; C-0.1)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+import requests
+from sqlmodel import select
+
+from app import ledger
+from app.models import Database, User
+
+from .conftest import WAIT, Browser, Server, unique_name
+
+
+@pytest.fixture
+def db(server: Server) -> Iterator[Database]:
+    """The running server's own database, read from the test (SQLite in WAL mode)."""
+    database = Database(f"sqlite:///{server.instance / 'svara.db'}")
+    yield database
+    database.dispose()
+
+
+def test_register_opens_an_account_with_balance_zero(browser: Browser, db: Database) -> None:
+    """C-0.1: a new account starts with balance 0, and the player is logged in."""
+    name = unique_name("Игрок")
+    response = browser.register(name)
+    assert response.headers["Location"] == "/"
+    assert browser.http.get(browser.url + "/", timeout=WAIT).status_code == 200
+    with db.session() as s:
+        user = s.exec(select(User).where(User.name == name)).one()
+        assert not user.is_admin and not user.banned
+        assert user.password_hash.startswith("$argon2")
+        assert user.id is not None
+        assert ledger.user_balance(s, user.id) == 0
+
+
+def test_the_session_cookie_is_httponly_and_samesite_lax(browser: Browser) -> None:
+    response = browser.register(unique_name())
+    cookie = response.headers["Set-Cookie"]
+    assert "HttpOnly" in cookie
+    assert "SameSite=Lax" in cookie
+
+
+@pytest.mark.parametrize(
+    ("name", "password", "confirm", "message"),
+    [
+        ("pot", "long enough", "long enough", "reserved"),
+        ("HOUSE", "long enough", "long enough", "reserved"),
+        ("a", "long enough", "long enough", "2 to 24"),
+        ("bad name", "long enough", "long enough", "letters, digits"),
+        ("shortpw", "short", "short", "не короче 8"),
+        ("mismatch", "long enough", "long enough!", "Пароли не совпадают"),
+    ],
+)
+def test_register_refuses(
+    browser: Browser, name: str, password: str, confirm: str, message: str
+) -> None:
+    response = browser.post_form(
+        "/register", {"name": name, "password": password, "confirm": confirm}
+    )
+    assert response.status_code == 400
+    assert message in response.text
+    assert (
+        "session" not in browser.http.cookies
+        or browser.http.get(browser.url + "/", allow_redirects=False, timeout=WAIT).status_code
+        == 302
+    )
+
+
+def test_a_name_is_taken_regardless_of_case(server: Server) -> None:
+    name = unique_name("Case")
+    Browser(server.url).register(name)
+    response = Browser(server.url).post_form(
+        "/register", {"name": name.upper(), "password": "long enough", "confirm": "long enough"}
+    )
+    assert response.status_code == 400 and "taken" in response.text
+
+
+def test_login_logout(server: Server) -> None:
+    name = unique_name()
+    Browser(server.url).register(name, "s3cret-pass")
+    browser = Browser(server.url)
+    assert browser.http.get(server.url + "/", allow_redirects=False).status_code == 302
+    assert browser.login(name, "wrong-pass").status_code == 401
+    response = browser.login(name, "s3cret-pass")
+    assert response.status_code == 302 and response.headers["Location"] == "/"
+    assert browser.http.get(server.url + "/", allow_redirects=False).status_code == 200
+    assert browser.post_form("/logout", {}, token_from="/").status_code == 302
+    assert browser.http.get(server.url + "/", allow_redirects=False).status_code == 302
+
+
+def test_login_goes_back_only_to_a_local_page(server: Server) -> None:
+    name = unique_name()
+    Browser(server.url).register(name, "s3cret-pass")
+    for target, expected in (
+        ("/?x=1", "/?x=1"),
+        ("//evil.example/", "/"),
+        ("https://evil.example/", "/"),
+    ):
+        browser = Browser(server.url)
+        token = browser.csrf("/login")
+        response = browser.http.post(
+            f"{server.url}/login",
+            params={"next": target},
+            data={"name": name, "password": "s3cret-pass", "csrf_token": token},
+            allow_redirects=False,
+        )
+        assert response.headers["Location"] == expected
+
+
+def test_forms_without_a_csrf_token_are_refused(server: Server) -> None:
+    """A form posted from another site (no token from our page) changes nothing."""
+    name = unique_name()
+    http = requests.Session()
+    form = {"name": name, "password": "long enough", "confirm": "long enough"}
+    assert http.post(server.url + "/register", data=form, timeout=WAIT).status_code == 400
+    form["csrf_token"] = "forged"
+    assert http.post(server.url + "/register", data=form, timeout=WAIT).status_code == 400
+    browser = Browser(server.url)
+    assert browser.login(name, "long enough").status_code == 401  # was never created
+    browser.register(name, "long enough")
+    logout = browser.http.post(server.url + "/logout", data={}, allow_redirects=False)
+    assert logout.status_code == 400
+    assert browser.http.get(server.url + "/", allow_redirects=False).status_code == 200
+
+
+def test_login_rate_limit_per_address_and_name(server: Server) -> None:
+    """After 5 failures for a name from one address, even the right password waits; another
+    name from the same address is not affected."""
+    victim, other = unique_name(), unique_name()
+    for name in (victim, other):
+        Browser(server.url).register(name, "right-password")
+    browser = Browser(server.url)
+    for _ in range(5):
+        assert browser.login(victim, "wrong-password").status_code == 401
+    refused = browser.login(victim, "right-password")
+    assert refused.status_code == 429
+    assert int(refused.headers["Retry-After"]) > 0
+    assert browser.login(victim.upper(), "right-password").status_code == 429
+    assert browser.login(other, "right-password").status_code == 302

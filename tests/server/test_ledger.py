@@ -1,0 +1,351 @@
+"""The ledger (app/ledger.py): every movement is rows, balances follow them, the books balance
+(C-0.1, C-0.3, C-8.5). In-process on a real SQLite file migrated by Alembic."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sqlalchemy import update
+from sqlmodel import Session, select
+
+from app import ledger, migrations
+from app.engine import games
+from app.engine.bots import BOTS
+from app.engine.hand import Seat, Transfer
+from app.engine.scoring import SCORERS
+from app.engine.simulate import play_hand, seeded_deals
+from app.engine.variants import get_variant
+from app.models import (
+    CANCELLED,
+    FINISHED,
+    Account,
+    Database,
+    HandRecord,
+    LedgerEntry,
+    Table,
+    User,
+)
+
+_serial = iter(range(1_000_000))
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Database]:
+    database = Database(f"sqlite:///{tmp_path_factory.mktemp('ledger') / 'svara.db'}")
+    migrations.upgrade(database.engine)
+    yield database
+    database.dispose()
+
+
+def users(s: Session, count: int) -> list[User]:
+    """Fresh users (names unique across the module's database), with no password to hash."""
+    made = [User(name=f"u{next(_serial)}", password_hash="-") for _ in range(count)]
+    s.add_all(made)
+    s.flush()
+    return made
+
+
+def new_hand(s: Session, variant: str = "classic") -> HandRecord:
+    table = Table(name="t", variant=variant, seats=6)
+    s.add(table)
+    s.flush()
+    assert table.id is not None
+    hand = HandRecord(table_id=table.id)
+    s.add(hand)
+    s.flush()
+    return hand
+
+
+def books_ok(db: Database) -> ledger.Books:
+    with db.session() as s:
+        books = ledger.verify(s)
+    assert books.ok, books.problems
+    return books
+
+
+def test_new_account_holds_zero_and_has_no_rows(db: Database) -> None:
+    """C-0.1: a new account starts with balance 0."""
+    with db.session() as s:
+        (user,) = users(s, 1)
+        assert user.id is not None
+        account = ledger.user_account(s, user.id)
+        assert ledger.balance(s, account) == 0
+        rows = s.exec(select(LedgerEntry).where(LedgerEntry.account_id == account.id)).all()
+        assert rows == []
+    books_ok(db)
+
+
+def test_grant_is_one_row_and_never_goes_below_zero(db: Database) -> None:
+    """C-0.1: balances grow by grants; a negative grant may not overdraw."""
+    with db.session() as s:
+        (user,) = users(s, 1)
+        before = ledger.verify(s).granted
+        row = ledger.grant(s, user, 500, "welcome")
+        assert (row.amount, row.kind, row.reason) == (500, "grant", "welcome")
+        ledger.grant(s, user, -200, "correction")
+        assert user.id is not None
+        assert ledger.user_balance(s, user.id) == 300
+    with pytest.raises(ledger.LedgerError, match="cannot pay 301"), db.session() as s:
+        ledger.grant(s, s.get(User, user.id), -301, "too much")  # type: ignore[arg-type]
+    with pytest.raises(ledger.LedgerError, match="zero"), db.session() as s:
+        ledger.grant(s, s.get(User, user.id), 0, "nothing")  # type: ignore[arg-type]
+    with db.session() as s:
+        assert ledger.user_balance(s, user.id) == 300
+    assert books_ok(db).granted == before + 300
+
+
+def test_posting_a_hand_moves_money_through_its_pot(db: Database) -> None:
+    """C-0.3: antes and bets go into the pot (out of the balances, recorded against the
+    hand); the award and the rake empty it."""
+    with db.session() as s:
+        anna, boris = users(s, 2)
+        for u in (anna, boris):
+            ledger.grant(s, u, 100, "start")
+        hand = new_hand(s)
+        assert hand.id is not None and anna.id is not None and boris.id is not None
+        before = ledger.verify(s)
+        ledger.post(
+            s,
+            [
+                Transfer(10, anna.name, "pot", "ante"),
+                Transfer(10, boris.name, "pot", "ante"),
+                Transfer(20, anna.name, "pot", "bet"),
+            ],
+            hand_id=hand.id,
+            table_id=hand.table_id,
+        )
+        in_play = ledger.verify(s)
+        assert in_play.ok, in_play.problems
+        assert ledger.balance(s, ledger.pot_account(s, hand.id)) == 40
+        assert (in_play.balances, in_play.in_play) == (before.balances - 40, before.in_play + 40)
+        ledger.post(
+            s,
+            [Transfer(38, "pot", boris.name, "award"), Transfer(2, "pot", "house", "rake")],
+            hand_id=hand.id,
+            table_id=hand.table_id,
+        )
+        hand.status = FINISHED
+        s.add(hand)
+        assert ledger.user_balance(s, anna.id) == 70
+        assert ledger.user_balance(s, boris.id) == 128
+        rows = s.exec(select(LedgerEntry).where(LedgerEntry.hand_id == hand.id)).all()
+        assert len(rows) == 10  # two legs per transfer
+        assert {r.table_id for r in rows} == {hand.table_id}
+    books = books_ok(db)
+    assert books.granted == before.granted and books.in_play == before.in_play
+
+
+def test_unknown_party_or_overdraft_changes_nothing(db: Database) -> None:
+    with db.session() as s:
+        (anna,) = users(s, 1)
+        ledger.grant(s, anna, 15, "start")
+        hand = new_hand(s)
+    assert hand.id is not None and anna.id is not None
+    for transfers, message in (
+        ([Transfer(10, anna.name, "pot", "ante"), Transfer(10, anna.name, "pot", "bet")], "pay"),
+        ([Transfer(10, anna.name, "pot", "ante"), Transfer(5, "nobody", "pot", "ante")], "nobody"),
+        ([Transfer(0, anna.name, "pot", "ante")], "positive"),
+    ):
+        with pytest.raises(ledger.LedgerError, match=message), db.session() as s:
+            ledger.post(s, transfers, hand_id=hand.id, table_id=hand.table_id)
+        with db.session() as s:
+            assert ledger.user_balance(s, anna.id) == 15
+            assert s.exec(select(LedgerEntry).where(LedgerEntry.hand_id == hand.id)).all() == []
+    books_ok(db)
+
+
+def test_refund_returns_every_payment_of_a_cancelled_hand(db: Database) -> None:
+    """C-8.5: a cancelled hand gives every payment back to its owner; the pot ends empty."""
+    with db.session() as s:
+        players = users(s, 3)
+        for u in players:
+            ledger.grant(s, u, 100, "start")
+        hand = new_hand(s)
+        assert hand.id is not None
+        a, b, c = (u.name for u in players)
+        ledger.post(
+            s,
+            [
+                Transfer(10, a, "pot", "ante"),
+                Transfer(10, b, "pot", "ante"),
+                Transfer(10, c, "pot", "ante"),
+                Transfer(25, b, "pot", "bet"),
+                Transfer(5, "pot", c, "return"),
+            ],
+            hand_id=hand.id,
+            table_id=hand.table_id,
+        )
+        pot = ledger.pot_account(s, hand.id)
+        assert ledger.balance(s, pot) == 50
+        rows = ledger.refund(s, hand.id, "server restart")
+        assert sorted(r.amount for r in rows if r.account_id != pot.id) == [5, 10, 35]
+        hand.status = CANCELLED
+        s.add(hand)
+        assert [ledger.user_balance(s, u.id) for u in players if u.id] == [100, 100, 100]
+        assert ledger.balance(s, pot) == 0
+    books_ok(db)
+
+
+def test_verify_finds_a_balance_changed_without_a_row(db: Database) -> None:
+    """The check can fail: a balance edited behind the ledger's back is reported."""
+    with db.session() as s:
+        (anna,) = users(s, 1)
+        ledger.grant(s, anna, 50, "start")
+        assert anna.id is not None
+        account = ledger.user_account(s, anna.id)
+    with db.session() as s:
+        s.execute(update(Account).where(Account.id == account.id).values(balance=75))
+    with db.session() as s:
+        books = ledger.verify(s)
+        assert not books.ok
+        assert any(f"account {account.id}" in p and "sum to 50" in p for p in books.problems)
+        assert any("granted" in p for p in books.problems)
+        s.execute(update(Account).where(Account.id == account.id).values(balance=50))
+    books_ok(db)
+
+
+def test_verify_finds_money_left_in_a_finished_hand(db: Database) -> None:
+    with db.session() as s:
+        (anna,) = users(s, 1)
+        ledger.grant(s, anna, 50, "start")
+        hand = new_hand(s)
+        assert hand.id is not None
+        ledger.post(
+            s, [Transfer(10, anna.name, "pot", "ante")], hand_id=hand.id, table_id=hand.table_id
+        )
+        hand.status = FINISHED
+        s.add(hand)
+    with db.session() as s:
+        books = ledger.verify(s)
+        assert any(f"left in the pot of the finished hand {hand.id}" in p for p in books.problems)
+        ledger.refund(s, hand.id, "test cleanup")
+    books_ok(db)
+
+
+@pytest.mark.parametrize("variant_name", ["classic", "shaha36", "svara32"])
+def test_real_hands_posted_to_the_ledger_match_the_engine(db: Database, variant_name: str) -> None:
+    """Bots play whole hands of each game; posting the engine's transfers leaves every
+    player's money (balance, or stack in the stack variants) where the engine says, the
+    rake with the house, and the books balanced."""
+    variant = get_variant(variant_name)
+    cls = games.hand_class(variant.game)
+    stacks = variant.game != "classic"
+    rng = random.Random(7)
+    stake = cls.stake(variant)
+    with db.session() as s:
+        players = users(s, 4)
+        for u in players:
+            ledger.grant(s, u, 2 * stake, "start")
+        table = Table(name="bots", variant=variant_name, seats=variant["seats"])
+        s.add(table)
+        s.flush()
+        assert table.id is not None
+        if stacks:
+            for u in players:
+                assert u.id is not None
+                ledger.buy_in(s, u.id, table.id, stake)
+        house_before = ledger.balance(s, ledger.house_account(s))
+    names = [u.name for u in players]
+    # classic plays from the whole balance (C-0.2); the others from the stack bought in.
+    money = dict.fromkeys(names, stake if stacks else 2 * stake)
+    rake = 0
+    dealer = names[0]
+    for h in range(6):
+        seats = [Seat(n, money[n]) for n in names if cls.playable(variant, money[n])]
+        if len(seats) < 2:
+            break
+        hand = cls(variant, seats, seats[0].name, seeded_deals(SCORERS[variant.game].deck, f"L{h}"))
+        play_hand(hand, {n: BOTS["random"](rng) for n in names}, rng)
+        result = hand.result()
+        with db.session() as s:
+            record = HandRecord(table_id=table.id)
+            s.add(record)
+            s.flush()
+            assert record.id is not None
+            ledger.post(s, hand.transfers, hand_id=record.id, table_id=table.id, stacks=stacks)
+            record.status = FINISHED
+            s.add(record)
+        money.update(result.balances)
+        rake += result.rake
+        dealer = hand.next_dealer or dealer
+    with db.session() as s:
+        for u in players:
+            assert u.id is not None
+            account = (
+                ledger.stack_account(s, u.id, table.id) if stacks else ledger.user_account(s, u.id)
+            )
+            assert ledger.balance(s, account) == money[u.name]
+        assert ledger.balance(s, ledger.house_account(s)) == house_before + rake
+        if stacks:
+            for u in players:
+                assert u.id is not None
+                ledger.cash_out(s, u.id, table.id)
+        total = sum(ledger.user_balance(s, u.id) for u in players if u.id)
+    assert total + rake == 4 * 2 * stake
+    books_ok(db)
+
+
+operations = st.lists(
+    st.tuples(
+        st.sampled_from(["grant", "pay", "finish", "cancel"]),
+        st.integers(0, 3),
+        st.integers(-50, 200),
+    ),
+    max_size=25,
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(operations)
+def test_any_sequence_of_movements_keeps_the_books(db: Database, ops: list) -> None:
+    """Property (C-0.3): whatever is granted, paid into hands, awarded or refunded — and
+    whatever is refused — granted == balances + money in play, and verify passes."""
+    with db.session() as s:
+        players = users(s, 4)
+        hand = new_hand(s)
+        start = ledger.verify(s)
+    granted = 0
+    for op, who, amount in ops:
+        player = players[who]
+        try:
+            with db.session() as s:
+                if op == "grant":
+                    ledger.grant(s, s.get(User, player.id), amount, "prop")  # type: ignore[arg-type]
+                    granted += amount
+                elif hand.status != "playing":
+                    hand = new_hand(s)
+                elif op == "pay":
+                    ledger.post(
+                        s,
+                        [Transfer(amount, player.name, "pot", "bet")],
+                        hand_id=hand.id,
+                        table_id=hand.table_id,
+                    )  # type: ignore[arg-type]
+                elif op == "finish":
+                    assert hand.id is not None
+                    pot = ledger.balance(s, ledger.pot_account(s, hand.id))
+                    if pot:
+                        rake = pot // 10
+                        ledger.post(
+                            s,
+                            [Transfer(pot - rake, "pot", player.name, "award")]
+                            + ([Transfer(rake, "pot", "house", "rake")] if rake else []),
+                            hand_id=hand.id,
+                            table_id=hand.table_id,
+                        )
+                    hand.status = FINISHED
+                    s.add(hand)
+                else:
+                    assert hand.id is not None
+                    ledger.refund(s, hand.id, "prop")
+                    hand.status = CANCELLED
+                    s.add(hand)
+        except ledger.LedgerError:
+            pass  # refused (overdraft, zero): the session rolled back, nothing changed
+        books = books_ok(db)
+        assert books.granted == start.granted + granted
+        assert books.balances + books.in_play == books.granted

@@ -1,0 +1,71 @@
+"""`svara serve` on a fresh and on an existing instance folder (issue 5 part 1)."""
+
+from __future__ import annotations
+
+import re
+import stat
+from pathlib import Path
+
+import pytest
+from sqlmodel import select
+
+from app import migrations
+from app.lobby.service import DEMO_NAME
+from app.models import Database, Table, User
+
+from .conftest import ASYNC_MODES, PASSWORD, Browser, start_server
+
+
+@pytest.mark.parametrize("async_mode", ASYNC_MODES)
+def test_first_start_then_restart(tmp_path: Path, async_mode: str) -> None:
+    """The first start creates the schema, an admin with a password printed once and the
+    demo classic table; a restart keeps all of it (and the sessions: the secret key is kept
+    in the instance folder) and prints no password."""
+    instance = tmp_path / "instance"
+    first = start_server(instance, async_mode)
+    try:
+        printed = [m for line in first.output if (m := PASSWORD.search(line))]
+        assert len(printed) == 1
+        name, password = printed[0].groups()
+        admin = Browser(first.url)
+        assert admin.login(name, password).status_code == 302
+        lobby = admin.http.get(first.url + "/")
+        assert lobby.status_code == 200 and DEMO_NAME in lobby.text
+        admin.socket().close()  # the admin's session is accepted by Socket.IO
+    finally:
+        first.stop()
+
+    key = instance / "secret_key"
+    assert stat.S_IMODE(key.stat().st_mode) == 0o600
+    db = Database(f"sqlite:///{instance / 'svara.db'}")
+    assert migrations.current(db.engine) == migrations.head()
+
+    second = start_server(instance, async_mode)
+    try:
+        assert not any(PASSWORD.search(line) for line in second.output)
+        admin.url = second.url
+        page = admin.http.get(second.url + "/", allow_redirects=False)
+        assert page.status_code == 200, "the session cookie of the first run is still valid"
+        assert len(re.findall(r'class="table-row"', page.text)) == 1
+    finally:
+        second.stop()
+    with db.session() as s:
+        assert [u.name for u in s.exec(select(User)).all()] == ["admin"]
+        assert s.exec(select(User)).one().is_admin
+        assert [t.name for t in s.exec(select(Table)).all()] == [DEMO_NAME]
+        assert s.exec(select(Table)).one().variant == "classic"
+    db.dispose()
+
+
+def test_a_database_url_from_the_environment(tmp_path: Path) -> None:
+    """SVARA_DATABASE_URL puts the database anywhere (here: outside the instance folder)."""
+    elsewhere = tmp_path / "elsewhere.db"
+    server = start_server(
+        tmp_path / "instance", "threading", SVARA_DATABASE_URL=f'"sqlite:///{elsewhere}"'
+    )
+    server.stop()
+    assert not (tmp_path / "instance" / "svara.db").exists()
+    db = Database(f"sqlite:///{elsewhere}")
+    with db.session() as s:
+        assert s.exec(select(User.name)).all() == ["admin"]
+    db.dispose()

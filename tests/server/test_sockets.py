@@ -1,0 +1,165 @@
+"""Socket.IO over a real server with real clients, under eventlet and threading (issue 5
+parts 2, 4, 7, 10, 11; C-8.2, C-8.4)."""
+
+from __future__ import annotations
+
+import pytest
+import socketio
+from sqlalchemy import update
+
+from app.models import Database, User
+
+from .conftest import WAIT, Browser, Client, Server, unique_name
+
+
+def test_a_socket_without_a_session_is_refused(server: Server) -> None:
+    for cookie in ("", "session=forged.value.here"):
+        client = Client()
+        with pytest.raises(socketio.exceptions.ConnectionError):
+            client.connect(server.url, cookie)
+        assert client.refusal == {"message": "login required"}
+
+
+def test_a_banned_players_session_is_refused(server: Server) -> None:
+    browser = Browser(server.url)
+    name = unique_name()
+    browser.register(name)
+    db = Database(f"sqlite:///{server.instance / 'svara.db'}")
+    with db.session() as s:
+        s.execute(update(User).where(User.name == name).values(banned=True))
+    db.dispose()
+    client = Client()
+    with pytest.raises(socketio.exceptions.ConnectionError):
+        client.connect(server.url, browser.cookie_header())
+    assert client.refusal == {"message": "login required"}
+
+
+def test_a_second_connection_takes_over(server: Server) -> None:
+    """C-8.2: logging in elsewhere moves the player to the new connection; the old one is
+    told why and closed, and events for the player reach only the new one."""
+    name = unique_name()
+    Browser(server.url).register(name, "pass-word-1")
+    first_browser, second_browser = Browser(server.url), Browser(server.url)
+    assert first_browser.login(name, "pass-word-1").status_code == 302
+    assert second_browser.login(name, "pass-word-1").status_code == 302
+    old = first_browser.socket()
+    assert old.call("lobby:join") == {"ok": True}
+    new = second_browser.socket()
+    assert old.wait("session:taken_over") == {"reason": "logged in elsewhere"}
+    assert old.disconnected.wait(WAIT)
+    assert new.call("lobby:join") == {"ok": True}
+    assert new.wait("lobby:state")["tables"]
+    new.close()
+
+
+def test_logout_closes_the_socket(player: tuple[Browser, Client, str]) -> None:
+    browser, client, _ = player
+    assert browser.post_form("/logout", {}, token_from="/").status_code == 302
+    assert client.wait("session:ended") == {"reason": "logged out"}
+    assert client.disconnected.wait(WAIT)
+
+
+def test_lobby_lists_tables_and_follows_changes(server: Server) -> None:
+    """Issue 5 part 4: variant, stakes, seats taken, queue; a new table appears live; a
+    private one is never listed."""
+    watcher_browser = Browser(server.url)
+    watcher_browser.register(unique_name())
+    watcher = watcher_browser.socket()
+    watcher.call("lobby:join")
+    tables = watcher.wait("lobby:state")["tables"]
+    demo = next(t for t in tables if t["name"] == "Демо")
+    assert demo["variant"] == "classic" and demo["game"] == "classic"
+    assert demo["stakes"] == {"ante": 10}
+    assert (demo["seats"], demo["seated"], demo["queue"]) == (8, 0, 0)
+
+    creator = Browser(server.url)
+    creator.register(unique_name())
+    for name, private in (("hidden one", {"private": "y"}), ("open one", {})):
+        form = {"name": name, "variant": "shaha36", "seats": "4", **private}
+        assert creator.post_form("/tables", form, token_from="/").status_code == 302
+    listed = watcher.wait("lobby:table")
+    assert listed["name"] == "open one" and listed["variant"] == "shaha36"
+    assert listed["seats"] == 4 and listed["stakes"] == {"ante": 10, "buy_in": [200, 1000]}
+    assert not any(e == "lobby:table" and d["name"] == "hidden one" for e, d in watcher.seen)
+
+    refused = creator.post_form(
+        "/tables", {"name": "too many", "variant": "shaha36", "seats": "8"}, token_from="/"
+    )
+    assert refused.status_code == 400 and "seats must be between 2 and 6" in refused.text
+    again = watcher_browser.socket()  # takes over the watcher: a fresh list
+    again.call("lobby:join")
+    names = [t["name"] for t in again.wait("lobby:state")["tables"]]
+    assert "open one" in names and "hidden one" not in names and "too many" not in names
+    again.close()
+
+
+def test_lobby_chat(server: Server) -> None:
+    """C-8.4: the lobby chat reaches everyone in the lobby as plain text (the page escapes
+    it), the last lines are sent on joining, and it is bounded and rate limited."""
+    alice_browser, bob_browser = Browser(server.url), Browser(server.url)
+    alice_name, bob_name = unique_name("alice"), unique_name("bob")
+    alice_browser.register(alice_name)
+    bob_browser.register(bob_name)
+    alice, bob = alice_browser.socket(), bob_browser.socket()
+    for c in (alice, bob):
+        c.call("lobby:join")
+        c.wait("lobby:state")
+    assert alice.call("lobby:chat", {"text": "  <b>привет</b>\n  всем "}) == {"ok": True}
+    for c in (alice, bob):
+        line = c.wait("lobby:chat")
+        assert (line["from"], line["text"]) == (alice_name, "<b>привет</b> всем")
+
+    for text, reason in (("x" * 301, "longer than 300"), ("   ", "empty")):
+        assert alice.call("lobby:chat", {"text": text})["ok"] is False
+        assert reason in alice.wait("error")["reason"]
+    for i in range(4):
+        assert alice.call("lobby:chat", {"text": f"line {i}"}) == {"ok": True}
+    too_fast = alice.call("lobby:chat", {"text": "one too many"})
+    assert too_fast["ok"] is False and "too many messages" in too_fast["error"]
+    assert alice.wait("error")["event"] == "lobby:chat"
+
+    carol_browser = Browser(server.url)
+    carol_browser.register(unique_name("carol"))
+    carol = carol_browser.socket()
+    carol.call("lobby:join")
+    history = [line["text"] for line in carol.wait("lobby:state")["chat"]]
+    assert history[-5:] == ["<b>привет</b> всем", "line 0", "line 1", "line 2", "line 3"]
+    assert "one too many" not in history
+    for c in (alice, bob, carol):
+        c.close()
+
+
+def test_chat_needs_the_lobby(player: tuple[Browser, Client, str]) -> None:
+    _, client, _ = player
+    assert client.call("lobby:chat", {"text": "hello"})["error"] == "join the lobby first"
+    client.call("lobby:join")
+    client.wait("lobby:state")
+    client.call("lobby:leave")
+    assert client.call("lobby:chat", {"text": "hello"})["error"] == "join the lobby first"
+
+
+@pytest.mark.parametrize(
+    ("event", "payload", "reason"),
+    [
+        ("no:such", {}, "unknown event 'no:such'"),
+        ("lobby:chat", "text", "the payload must be an object"),
+        ("lobby:chat", [1, 2], "the payload must be an object"),
+        ("lobby:chat", {}, "missing field 'text'"),
+        ("lobby:chat", {"text": 5}, "field 'text' must be string"),
+        ("lobby:chat", {"text": None}, "field 'text' must be string"),
+        ("lobby:chat", {"text": "hi", "to": "x"}, "unknown field 'to'"),
+        ("lobby:join", {"table": 1}, "unknown field 'table'"),
+    ],
+)
+def test_an_invalid_event_gets_an_error_and_changes_nothing(
+    player: tuple[Browser, Client, str], event: str, payload: object, reason: str
+) -> None:
+    _, client, _ = player
+    client.call("lobby:join")
+    before = client.wait("lobby:state")["chat"]
+    ack = client.call(event, payload)
+    assert ack == {"ok": False, "error": reason}
+    assert client.wait("error") == {"event": event, "reason": reason}
+    assert client.call("lobby:join") == {"ok": True}
+    assert client.wait("lobby:state")["chat"] == before
+    assert not [e for e, _ in client.seen if e == "lobby:chat"]
