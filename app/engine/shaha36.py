@@ -234,7 +234,8 @@ class Shaha36Hand(Hand):
         all_in = paid + self.stack[p]
         if self.dark_circle:  # S-4.2, S-5.3: exactly ×2 (all-in if short), or fold
             to = min(2 * level, all_in)
-            return [Legal("raise" if self.turned[p] else "dark", to=to, price=to - paid), FOLD]
+            do = "dark" if not self.turned[p] else ("raise" if to > level else "call")
+            return [Legal(do, to=to, price=to - paid), FOLD]
         if paid == level:
             out = [CHECK]
         else:
@@ -360,10 +361,10 @@ class Shaha36Hand(Hand):
                 raise RuleError(f"{option.do} takes no amount", p)
             return None
         if to is not None and to != option.to:
-            if self.dark_circle:
+            if option.to == self.paid[p] + self.stack[p]:
+                why = f"that is all {p} has (S-5.1, S-5.3)"
+            elif self.dark_circle:
                 why = "in the dark circle each bet is exactly ×2 the previous one (S-4.2)"
-            elif option.to == self.paid[p] + self.stack[p]:
-                why = f"that is all {p} has (S-5.1)"
             else:
                 why = "the amount is fixed"
             raise RuleError(f"{option.do} is to {option.to} here, not {to}: {why}", p)
@@ -392,9 +393,10 @@ class Shaha36Hand(Hand):
             if self.dark_circle:
                 if do == "dark" and self.turned[p]:
                     return f"{p} has looked: raise ×2 to un-darken the circle, or fold (S-4.3)"
-                if do == "raise":
+                if do == "raise" and not self.turned[p]:
                     return f"{p} has not looked: go dark ×2, or look first (S-4.2, S-4.3)"
-                return f"in the dark circle each player bets ×2 or folds (S-4.2); not {do}"
+                expected = ", ".join(o.do for o in self._options(p))
+                return f"in the dark circle each player bets ×2 or folds (S-4.2): {expected}"
             if do == "check":
                 return f"{p} cannot check: {owe} to call (S-3.1)"
             if do == "call":

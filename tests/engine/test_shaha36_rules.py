@@ -246,6 +246,23 @@ def test_dark_circle_seed_example() -> None:
     assert hand.view(None)["events"][-3]["order"] == ["B", "C", "D", "A"]
 
 
+def test_dark_circle_short_stacks_go_all_in() -> None:
+    """S-5.3: short of ×2 in the dark circle, all-in for the rest. B (15 left) could go dark
+    for 15; C, looked, with 8 left can only call all-in: A gets 2 back (S-5.1), the level is
+    8 and nobody raises any more (S-5.2)."""
+    hand = new_hand({"A": 1000, "B": 25, "C": 18, "D": 1000}, "D", DEAL4)
+    play(hand, ("A", "dark", 10))
+    assert hand.legal("B")[0].as_json() == {"do": "dark", "to": 15, "price": 15}
+    play(hand, ("B", "fold"), ("C", "look"))
+    assert hand.legal("C")[0].as_json() == {"do": "call", "to": 8, "price": 8}
+    with pytest.raises(RuleError, match="call is to 8 here, not 20: that is all C has"):
+        hand.act(Action("C", "call", 20))
+    play(hand, ("C", "call"))
+    assert hand.transfers[-1] == Transfer(2, POT, "A", "return")
+    assert (hand.level, hand.paid["A"], hand.dark_circle) == (8, 8, False)
+    assert [o.do for o in hand.legal("D")] == ["call", "fold", "look"]
+
+
 def test_pot_300_fee_150() -> None:
     """S-7.3, S-7.4: the fee is the pot over the tied (150); only C (751 left) is offered;
     the last tied clockwise from the dealer (B) deals the Svara, with no ante."""
