@@ -1,0 +1,480 @@
+"""The `classic` hand under random legal play (hypothesis), its views, and its refusals.
+
+Rule scenarios live in tests/hands/classic/*.json; here are the properties that must hold
+for every hand: money is conserved (C-0.3), whatever `legal` offers is accepted, every hand
+ends, and no view shows a card its viewer may not see (C-4.11, C-4.19, C-6.1, C-6.2).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable, Sequence
+
+import pytest
+from hypothesis import event as note
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from app.engine import handfile
+from app.engine.cards import parse_cards
+from app.engine.classic import ClassicHand
+from app.engine.hand import POT, Action, Deal, RuleError, Seat
+from app.engine.scoring import SCORERS
+from app.engine.simulate import seeded_deals
+from app.engine.variants import get_variant
+
+VARIANT = get_variant("classic")
+DECK = SCORERS["classic"].deck
+NAMES = ("anna", "boris", "vera", "gleb", "dima", "egor", "zoya", "lev")
+
+
+def start(
+    balances: Sequence[int], dealer: int = 0, dark: str | None = None, seed: str = "t"
+) -> ClassicHand:
+    seats = [Seat(NAMES[i], b) for i, b in enumerate(balances)]
+    return ClassicHand(VARIANT, seats, NAMES[dealer], seeded_deals(DECK, seed), dark)
+
+
+def scripted(*deals: dict[str, str]) -> Callable[[Sequence[str]], Deal]:
+    """A deal source from literal hands, e.g. {"anna": "A♥ K♥ Q♥", …}."""
+    pending = iter(deals)
+
+    def source(players: Sequence[str]) -> Deal:
+        try:
+            cards = next(pending)
+        except StopIteration:
+            raise RuleError("no more deals in this test") from None
+        return Deal({p: parse_cards(cards[p].split()) for p in players})
+
+    return source
+
+
+def play(hand: ClassicHand, *steps: str) -> None:
+    """Apply 'boris bet 10'-style steps."""
+    for step in steps:
+        player, do, *rest = step.split()
+        to = int(rest[0]) if rest and rest[0].isdigit() else None
+        deal = rest[0] if rest and not rest[0].isdigit() else None
+        hand.act(Action(player, do, to, deal))
+
+
+def snapshot(hand: ClassicHand) -> str:
+    """Everything observable: every seat's view, the spectator's, transfers and deals."""
+    views = {str(v): hand.view(v) for v in (*hand.names, None)}
+    return json.dumps(
+        [views, hand.transfers, [d.cards for d in hand.deals], hand.awaiting()],
+        default=str,
+        sort_keys=True,
+    )
+
+
+# --- random legal play ---------------------------------------------------------------
+
+
+def check_money(hand: ClassicHand, total: int, seats: Sequence[Seat]) -> None:
+    """C-0.3: balances + pot are constant; each balance is its start less what the
+    transfers took plus what they gave."""
+    assert sum(hand.balance.values()) + hand.pot == total
+    into_pot = sum(t.amount for t in hand.transfers if t.target == POT)
+    out_of_pot = sum(t.amount for t in hand.transfers if t.source == POT)
+    assert into_pot - out_of_pot == hand.pot
+    for seat in seats:
+        moved = sum(
+            t.amount if t.target == seat.name else -t.amount
+            for t in hand.transfers
+            if seat.name in (t.source, t.target)
+        )
+        assert hand.balance[seat.name] == seat.balance + moved
+
+
+class Oracle:
+    """What each viewer may have seen, rebuilt from the public events only: his own cards
+    (not the dark player's before his first decision), a look's two hands for its two
+    players, every active hand at a showdown."""
+
+    def __init__(self, hand: ClassicHand):
+        self.hand = hand
+        self.seen_events = 0
+        self.round = -1
+        self.allowed: dict[str | None, set[str]] = {}  # viewer -> owners he may see
+        self.dark_next: str | None = None
+        self.blind: str | None = None  # the dark player before his first decision
+
+    def update(self) -> None:
+        for event in self.hand.events[self.seen_events :]:
+            kind, player = event.kind, event.player
+            if kind in ("dark", "dark_on"):
+                self.dark_next = player
+            elif kind == "deal":
+                self.round = event.data["round"]
+                dealt = set(event.data["players"])
+                self.allowed = {v: ({v} if v in dealt else set()) for v in self.hand.names}
+                self.allowed[None] = set()
+                self.blind, self.dark_next = self.dark_next, None
+            elif kind == "look":
+                self.allowed[player].add(event.data["target"])
+                self.allowed[event.data["target"]].add(player)
+            elif kind == "showdown":
+                for owners in self.allowed.values():
+                    owners |= set(event.data["hands"])
+            if player == self.blind and kind in ("bet", "look", "fold"):
+                self.blind = None
+        self.seen_events = len(self.hand.events)
+
+    def check(self) -> None:
+        hand = self.hand
+        dealt = {c for deal in hand.deals for cs in deal.cards.values() for c in cs}
+        for viewer in (*hand.names, None):
+            view = hand.view(viewer)
+            text = json.dumps(view, ensure_ascii=False)
+            for card in DECK:  # the deck never shows
+                if card not in dealt:
+                    assert f'"{card}"' not in text
+            allowed = set(self.allowed[viewer])
+            if viewer == self.blind:  # C-4.19
+                allowed.discard(viewer)
+            for entry in view["players"]:
+                owner = entry["name"]
+                if owner not in hand.dealt:
+                    assert entry["cards"] is None
+                    continue
+                assert (entry["cards"] is not None) == (owner in allowed), (viewer, owner)
+                if entry["cards"] is not None:
+                    assert entry["cards"] == [str(c) for c in hand.cards[owner]]
+                elif self.round == 0:  # not anywhere in the view, events included
+                    for card in hand.cards[owner]:
+                        assert f'"{card}"' not in text, (viewer, owner, card)
+
+
+TIE_PRONE = [c for c in DECK if c.rank in ("10", "J", "Q", "K", "9", "8")]
+
+
+def random_deals(rng: random.Random, tie_prone: bool) -> Callable[[Sequence[str]], Deal]:
+    """Deals from the whole deck, or from its tens, court cards, nines and eights, where
+    ties for the best hand (Svaras) and ties in looks are frequent."""
+
+    def source(players: Sequence[str]) -> Deal:
+        cards = rng.sample(TIE_PRONE if tie_prone else DECK, 3 * len(players))
+        return Deal({p: tuple(cards[3 * i : 3 * i + 3]) for i, p in enumerate(players)})
+
+    return source
+
+
+Table = tuple[list[Seat], str, str | None, bool, random.Random]
+
+
+@st.composite
+def tables(draw: st.DrawFn) -> Table:
+    n = draw(st.integers(2, 8))
+    money = st.sampled_from([5, 12, 24, 25, 40, 100, 300, 300, 1000, 1000])
+    seats = [Seat(NAMES[i], b) for i, b in enumerate(draw(st.lists(money, min_size=n, max_size=n)))]
+    d = draw(st.integers(0, n - 1))
+    dark = draw(st.sampled_from([None, NAMES[(d + 1) % n], NAMES[(d + 1) % n], NAMES[(d + 2) % n]]))
+    # A seeded generator rather than st.randoms(): play stays varied instead of shrinking
+    # towards the first option every time.
+    return seats, NAMES[d], dark, draw(st.booleans()), random.Random(draw(st.integers(0, 2**32)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(tables())
+def test_random_legal_play(table: Table) -> None:
+    """C-0.3, C-4.11, C-4.19, C-6.2 and termination, under random legal play."""
+    seats, dealer, dark, tie_prone, rng = table
+    deals = random_deals(rng, tie_prone)
+    if sum(s.balance >= 10 for s in seats) < 2:
+        with pytest.raises(RuleError, match="at least two participants"):
+            ClassicHand(VARIANT, seats, dealer, deals, dark)
+        return
+    hand = ClassicHand(VARIANT, seats, dealer, deals, dark)
+    total = sum(s.balance for s in seats)
+    oracle = Oracle(hand)
+    actions: list[Action] = []
+    for _ in range(3000):
+        oracle.update()
+        check_money(hand, total, seats)
+        oracle.check()
+        if hand.finished:
+            break
+        waiting = hand.awaiting()
+        assert waiting, "an unfinished hand always waits for someone"
+        movers = [p for p in hand.names if hand.legal(p)]
+        assert set(waiting) <= set(movers)
+        player = rng.choice(movers)
+        if rng.random() < 0.08 and (player in waiting or hand.phase == "vote"):
+            action = Action(player, "timeout")
+        else:  # folds are drawn less often, so that hands go on to looks, deals and Svaras
+            legal = hand.legal(player)
+            keep = [o for o in legal if o.do != "fold"] if rng.random() < 0.8 else legal
+            option = rng.choice(keep or legal)
+            action = Action(player, option.do, option.to, option.deal)
+        hand.act(action)  # whatever legal offers is accepted
+        actions.append(action)
+    assert hand.finished, "the hand must end"
+    for kind in sorted(
+        {e.kind for e in hand.events} & {"look", "svara", "propose", "dark", "split"}
+    ):
+        note(kind)  # shows with --hypothesis-show-statistics how much play was covered
+    result = hand.result()
+    assert sum(result.balances.values()) + result.rake == total
+    assert result.winners and set(result.winners) <= set(hand.participants)
+    assert hand.next_dealer in result.winners
+    # record -> replay gives the same hand (C-8.5: a hand resumes from its actions)
+    again = handfile.replay(handfile.parse(handfile.record(hand, actions)))
+    assert handfile.replay_summary(again) == handfile.replay_summary(hand)
+
+
+# --- views ---------------------------------------------------------------------------
+
+FOUR = {"anna": "A♥ K♥ Q♥", "boris": "6♠ 6♥ Jk", "vera": "7♠ 8♦ 9♣", "gleb": "10♠ J♠ Q♦"}
+
+
+def four(dark: str | None = None, *more: dict[str, str]) -> ClassicHand:
+    seats = [Seat(n, 100) for n in ("anna", "boris", "vera", "gleb")]
+    return ClassicHand(VARIANT, seats, "anna", scripted(FOUR, *more), dark)
+
+
+def cards_seen(hand: ClassicHand, viewer: str | None) -> dict[str, list[str] | None]:
+    return {p["name"]: p["cards"] for p in hand.view(viewer)["players"]}
+
+
+def test_dark_player_does_not_see_his_cards_before_his_first_decision() -> None:
+    """C-4.19: face down for him too until he decides; then his own."""
+    hand = four("boris")
+    play(hand, "vera bet 30", "gleb bet 30", "anna bet 30")
+    assert cards_seen(hand, "boris")["boris"] is None
+    assert "6♠" not in json.dumps(hand.view("boris"), ensure_ascii=False)
+    assert cards_seen(hand, "vera")["vera"] == ["7♠", "8♦", "9♣"]
+    play(hand, "boris bet 30")
+    assert cards_seen(hand, "boris")["boris"] == ["6♠", "6♥", "Jk"]
+
+
+def test_a_look_shows_both_hands_to_its_two_players_only() -> None:
+    """C-4.11: the two see both hands; the others and spectators see who dropped."""
+    hand = four()
+    play(hand, "boris bet 10", "vera look")
+    assert cards_seen(hand, "vera")["boris"] == ["6♠", "6♥", "Jk"]
+    assert cards_seen(hand, "boris")["vera"] == ["7♠", "8♦", "9♣"]
+    for viewer in ("anna", "gleb", None):
+        seen = cards_seen(hand, viewer)
+        assert seen["boris"] is None and seen["vera"] is None
+        text = json.dumps(hand.view(viewer), ensure_ascii=False)
+        assert "6♥" not in text and "8♦" not in text
+        looks = [e for e in hand.view(viewer)["events"] if e["kind"] == "look"]
+        assert looks == [
+            {"kind": "look", "player": "vera", "target": "boris", "loser": "vera", "amount": 10}
+        ]
+
+
+def test_win_by_folds_keeps_the_winners_cards_hidden() -> None:
+    """C-6.2: the last player wins at once and nobody sees his cards."""
+    hand = four()
+    play(hand, "boris bet 10", "vera fold", "gleb fold", "anna fold")
+    assert hand.finished and hand.result().winners == ["boris"]
+    for viewer in ("anna", "vera", "gleb", None):
+        assert cards_seen(hand, viewer)["boris"] is None
+    assert hand.view(None)["result"] == {"winners": ["boris"], "balances": hand.balance}
+
+
+def test_showdown_shows_the_active_hands_to_everyone() -> None:
+    """C-6.1: at a showdown the active players' cards are open; a folded hand stays hidden."""
+    hand = four()
+    play(hand, "boris pass", "vera fold", "gleb pass", "anna open")
+    seen = cards_seen(hand, None)
+    assert seen["anna"] == ["A♥", "K♥", "Q♥"] and seen["boris"] == ["6♠", "6♥", "Jk"]
+    assert seen["vera"] is None
+    assert hand.result().winners == ["boris"]
+
+
+def test_view_contract() -> None:
+    """The keys the server and the browser rely on, and the legal options with prices."""
+    hand = four("boris")
+    view = hand.view("vera")
+    assert {"game", "phase", "dealer", "pot", "level", "round", "players", "awaiting"} <= set(view)
+    assert {"legal", "closing", "events", "result"} <= set(view)
+    assert view["game"] == "classic" and view["phase"] == "betting" and view["level"] == 30
+    assert view["pot"] == 55 and view["awaiting"] == ["vera"] and view["round"] == 0
+    assert view["legal"] == [{"do": "bet", "to": 30, "price": 30}, {"do": "fold", "price": 0}]
+    assert [p["dark"] for p in view["players"]] == [False, True, False, False]
+    assert hand.view("anna")["legal"] == []
+    play(hand, "vera bet 30", "gleb bet 30", "anna bet 30")
+    assert {"do": "look", "price": 15} in hand.view("boris")["legal"]  # C-4.17
+    json.dumps(hand.view(None))
+
+
+def test_next_dealer_is_the_winner_or_the_first_splitter() -> None:
+    """C-6.3 and C-5.5: the winner deals next; after a split, the first to get the rest."""
+    hand = four()
+    play(hand, "boris bet 10", "vera fold", "gleb fold", "anna fold")
+    assert hand.next_dealer == "boris"
+    hand = four()
+    play(hand, "boris bet 10", "vera fold", "gleb bet 10", "anna bet 10")
+    play(hand, "boris propose split", "gleb agree", "anna agree")
+    assert hand.next_dealer == "boris" and hand.result().winners == ["boris", "gleb", "anna"]
+
+
+def test_svara_entry_is_simultaneous_with_the_fee() -> None:
+    """C-7.3: all eligible players are asked at once, at ceil(pot / tied)."""
+    tie = {"anna": "10♥ Q♥ 7♣", "boris": "10♠ J♠ 6♦", "vera": "7♠ 8♦ 9♣", "gleb": "A♦ 9♥ 8♣"}
+    seats = [Seat(n, 100) for n in ("anna", "boris", "vera", "gleb")]
+    hand = ClassicHand(VARIANT, seats, "anna", scripted(tie, FOUR), None)
+    play(hand, "boris bet 10", "vera fold", "gleb fold", "anna bet 10", "boris lock")
+    assert hand.phase == "svara_entry" and hand.awaiting() == ("vera", "gleb")
+    assert hand.legal("gleb")[0].price == 35  # ceil(70 / 2)
+    assert hand.view("vera")["svara"] == {
+        "fee": 35,
+        "free": ["anna", "boris"],
+        "waiting": ["vera", "gleb"],
+    }
+    play(hand, "gleb join")
+    assert hand.awaiting() == ("vera",)
+    play(hand, "vera timeout")
+    assert (
+        hand.phase == "betting" and hand.round == 1 and set(hand.dealt) == {"anna", "boris", "gleb"}
+    )
+    assert "vera" in hand.view(None)["timed_out"]
+
+
+def test_a_proposal_waits_for_the_others_and_the_proposer_may_still_act() -> None:
+    """C-5.2, C-5.3: the vote awaits the others; the proposer's ordinary action cancels it."""
+    hand = four()
+    play(hand, "boris bet 10", "vera fold", "gleb bet 10", "anna bet 10", "boris propose cook")
+    assert hand.phase == "vote" and hand.awaiting() == ("anna", "gleb")
+    assert [o.do for o in hand.legal("gleb")] == ["agree", "refuse"]
+    assert "propose" not in {o.do for o in hand.legal("boris")}
+    play(hand, "gleb agree", "boris give_on")
+    assert hand.phase == "betting" and hand.turn == "gleb"
+    assert [e.kind for e in hand.events[-2:]] == ["vote_cancelled", "give_on"]
+
+
+def test_every_payment_is_a_transfer_and_an_event_with_its_amount() -> None:
+    """C-0.3, C-2.1: the ledger gets one transfer per payment and the award; the events
+    carry the amounts."""
+    hand = four("boris")
+    play(hand, "vera bet 30", "gleb fold", "anna fold", "boris bet 30", "vera lock")
+    assert [(t.kind, t.source, t.target, t.amount) for t in hand.transfers] == [
+        *[("ante", n, POT, 10) for n in ("anna", "boris", "vera", "gleb")],
+        ("dark", "boris", POT, 15),
+        ("bet", "vera", POT, 30),
+        ("bet", "boris", POT, 30),
+        ("bet", "vera", POT, 30),
+        ("award", POT, "boris", 145),
+    ]
+    amounts = [(e.kind, e.player, e.data.get("amount")) for e in hand.events]
+    assert ("lock", "vera", 30) in amounts and amounts[-1] == ("award", "boris", 145)
+
+
+# --- refusals: each kind is refused with its message and changes nothing --------------
+
+REFUSALS: list[tuple[str, str | None, tuple[str, ...], str, str]] = [
+    ("not your turn", None, (), "anna bet 10", "it is not anna's turn: waiting for boris"),
+    ("unknown action", None, (), "boris check", "unknown action 'check'"),
+    ("pass with a bet open", None, ("boris bet 10",), "vera pass", "vera may not pass now"),
+    ("a level that does not exist", None, (), "boris bet 15", "boris may not bet 15"),
+    (
+        "a bet on the closing turn",
+        None,
+        ("boris bet 10", "vera bet 10", "gleb bet 10", "anna bet 10"),
+        "boris bet 20",
+        "boris may not bet 20",
+    ),
+    ("open before the last word", None, (), "boris open", "boris may not open"),
+    (
+        "lock with four active",
+        None,
+        ("boris bet 10", "vera bet 10", "gleb bet 10", "anna bet 10"),
+        "boris lock",
+        "boris may not lock",
+    ),
+    ("give_on off the closing turn", None, ("boris bet 10",), "vera give_on", "may not give_on"),
+    ("look with no bet", None, (), "boris look", "boris may not look"),
+    ("look before the dark", "boris", ("vera bet 30",), "gleb look", "gleb may not look"),
+    (
+        "look at an unpaid level",
+        None,
+        ("boris bet 10", "vera bet 10", "gleb bet 10", "anna bet 10", "boris give_on 20"),
+        "vera look",
+        "vera may not look",
+    ),
+    (
+        "a deal with four active",
+        None,
+        ("boris bet 10", "vera bet 10", "gleb bet 10", "anna bet 10"),
+        "boris propose split",
+        "boris may not propose split",
+    ),
+    ("agree with no vote", None, ("boris bet 10",), "vera agree", "vera may not agree"),
+    ("join outside a Svara", None, (), "boris join", "boris may not join"),
+    ("dark_on outside a Svara", "boris", (), "vera dark_on", "vera may not dark_on"),
+    ("timeout of another", None, (), "vera timeout", "it is not vera's turn"),
+    (
+        "a second proposal after a refusal",
+        None,
+        (
+            "boris bet 10",
+            "vera fold",
+            "gleb fold",
+            "anna bet 10",
+            "boris propose split",
+            "anna refuse",
+        ),
+        "boris propose cook",
+        "boris may not propose cook",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("setup_dark", "setup", "attempt", "message"),
+    [r[1:] for r in REFUSALS],
+    ids=[r[0] for r in REFUSALS],
+)
+def test_refusal_changes_nothing(
+    setup_dark: str | None, setup: tuple[str, ...], attempt: str, message: str
+) -> None:
+    hand = four(setup_dark)
+    play(hand, *setup)
+    before = snapshot(hand)
+    with pytest.raises(RuleError) as refused:
+        play(hand, attempt)
+    assert message in refused.value.message
+    assert refused.value.player == attempt.split()[0]
+    assert snapshot(hand) == before
+
+
+def test_refusal_after_the_hand_is_over() -> None:
+    hand = four()
+    play(hand, "boris bet 10", "vera fold", "gleb fold", "anna fold")
+    before = snapshot(hand)
+    with pytest.raises(RuleError, match="already over"):
+        play(hand, "anna bet 10")
+    assert snapshot(hand) == before
+
+
+def test_a_missing_deal_leaves_the_hand_untouched() -> None:
+    """A Svara that its deal source cannot deal: the error changes nothing (the lock is
+    refused whole, not half applied)."""
+    tie = {"anna": "10♥ Q♥ 7♣", "boris": "10♠ J♠ 6♦"}
+    hand = ClassicHand(VARIANT, [Seat("anna", 100), Seat("boris", 100)], "anna", scripted(tie))
+    play(hand, "boris bet 10", "anna bet 10")
+    before = snapshot(hand)
+    with pytest.raises(RuleError, match="no more deals"):
+        play(hand, "boris lock")
+    assert snapshot(hand) == before
+    assert next(o.do for o in hand.legal("boris")) == "lock"
+
+
+def test_refusal_of_a_bet_without_the_money() -> None:
+    """C-4.12: only the levels a player can pay are offered."""
+    seats = [Seat("anna", 100), Seat("boris", 25), Seat("vera", 100)]
+    hand = ClassicHand(VARIANT, seats, "anna", scripted(FOUR))
+    before = snapshot(hand)
+    with pytest.raises(RuleError, match="legal: pass, bet 10, fold"):
+        play(hand, "boris bet 20")
+    assert snapshot(hand) == before
+
+
+def test_timeout_carries_nothing() -> None:
+    hand = four()
+    with pytest.raises(RuleError, match="carries no amount"):
+        hand.act(Action("boris", "timeout", 10))
