@@ -269,12 +269,15 @@ class LiveTable:
     def follow(self, sid: str, person: Person) -> None:
         """A seated or queued player's new socket watches the table at once (C-8.1, C-8.2)."""
         with self.lock:
-            stale = [old for old, p in self.watchers.items() if p.name == person.name]
-            for old in stale:
+            was_connected = self.connected(person.name)
+            for old in [old for old, p in self.watchers.items() if p.name == person.name]:
                 del self.watchers[old]
             self.watchers[sid] = person
             self.scheduler.cancel((self.id, "offline", person.name))
-            self.services.emit("table:state", self.state_for(person.name, []), to=sid)
+            if was_connected:
+                self.services.emit("table:state", self.state_for(person.name, []), to=sid)
+            else:
+                self._changed([self._event("online", person.name)])
 
     def queued(self, name: str) -> bool:
         return any(p.name == name for p, _ in self.queue)
@@ -684,7 +687,7 @@ class LiveTable:
         with self.lock:
             person = self.watchers.get(sid)
             if person is None:
-                raise TableError("not_seated", "join the table first")
+                raise TableError("not_joined", "join the table first")
             if self.phase == PLAYING and not self.manners.chat_in_hand:
                 raise TableError("not_now", "the chat opens between hands (S-1.7)")
             try:

@@ -211,7 +211,8 @@ def seat(server: Server, table_id: int, count: int, money: int, **sit: Any) -> l
     """`count` new players with `money` each, joined and seated in order."""
     players = [Player(server, table_id) for _ in range(count)]
     for p in players:
-        grant(server, p.name, money)
+        if money:
+            grant(server, p.name, money)
         p.join()
         p.sit(**sit)
     for p in players:
@@ -241,12 +242,16 @@ def play_hand(players: list[Player], rng: random.Random, limit: int = 400) -> di
             break
         name = watcher.hand["awaiting"][0]  # type: ignore[index]
         actor = by_name[name]
-        version = watcher.state["version"]
-        actor.until(lambda s, v=version: s["version"] >= v)
+        actor.until(lambda s, v=watcher.state["version"]: s["version"] >= v)
         decision = choose(actor.hand["legal"], rng)  # type: ignore[index]
+        sent = actor.state["version"]
         reply = actor.act(**decision)
+        if reply.get("code") == "stale":  # the table moved on (someone's connection): resync
+            actor.event("error")
+            continue
         assert reply == {"ok": True}, (decision, reply)
-        watcher.until(lambda s, v=version: s["version"] > v)
+        actor.until(lambda s, v=sent: s["version"] > v)
+        watcher.until(lambda s, v=actor.state["version"]: s["version"] >= v)
     else:
         raise AssertionError("the hand did not end")
     return players[0].until(

@@ -44,3 +44,31 @@ def test_classic_hands_played_to_the_end_keep_the_books(fast: Server) -> None:
     assert books(fast).ok, books(fast).problems
     for p in players:
         p.close()
+
+
+@pytest.mark.parametrize("variant", ["shaha36", "svara32"])
+def test_stack_variants_buy_in_play_and_cash_out(fast: Server, variant: str) -> None:
+    """S-1.5, S-1.6: sitting down buys a stack from the balance, hands are played from the
+    stacks, standing up returns the stack; money is conserved and the books balance."""
+    table = new_table(fast, variant)
+    players = seat(fast, table, 3, 1000, stack=400)
+    names = [p.name for p in players]
+    assert balances(fast, names) == dict.fromkeys(names, 600)
+    everyone(players, lambda s: [x["money"] for x in s["seats"] if x] == [400] * 3)
+    rng = random.Random(7)
+    for _ in range(2):
+        for p in players:
+            assert p.call("table:ready") == {"ok": True}
+        play_hand(players, rng)
+        everyone(players, lambda s: s["phase"] != "playing")
+    for p in players:
+        assert p.call("table:stand") == {"ok": True}
+    everyone(players, lambda s: not any(s["seats"]))
+    after = balances(fast, names)
+    house = 3000 - sum(after.values())
+    assert 0 <= house <= 2 * 10 * 10  # the rake at most (S-8.1), none in svara32
+    if variant == "svara32":
+        assert house == 0
+    assert books(fast).ok, books(fast).problems
+    for p in players:
+        p.close()

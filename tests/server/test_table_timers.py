@@ -1,0 +1,77 @@
+"""Timers at live tables (C-1.3, C-1.7, C-4.12, C-4.13, S-1.6), driven fast by
+`SVARA_TIMER_SCALE`: the tests wait on the events the server sends, never on a clock."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from .conftest import ASYNC_MODES, Server
+from .tablekit import FAST, books, everyone, fast_server, hands, new_table, seat
+
+
+@pytest.fixture(scope="module", params=ASYNC_MODES)
+def fast(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Server]:
+    running = fast_server(tmp_path_factory.mktemp(f"timers-{request.param}"), request.param)
+    yield running
+    running.stop()
+
+
+def news(state: dict[str, Any], kind: str) -> list[dict[str, Any]]:
+    return [e for e in state["news"] if e["kind"] == kind]
+
+
+def test_turn_timeouts_play_the_automatic_action_and_stand_the_idle_up(fast: Server) -> None:
+    """C-4.12/C-4.13: nobody acts, every turn times out as a pass and the table opens the
+    cards by itself; C-1.7's Decision: the players who timed out are stood up at the end."""
+    table = new_table(fast, "classic", turn_seconds=FAST)
+    players = seat(fast, table, 3, 100)
+    for p in players:
+        assert p.call("table:ready") == {"ok": True}
+    watcher = players[0]
+    deadline = watcher.until(
+        lambda s: s["phase"] == "playing" and s["turn"] and s["turn"]["deadline"]
+    )
+    assert deadline > time.time() - 5  # a server-time deadline, not a duration
+    everyone(players, lambda s: s["phase"] == "waiting" and not any(s["seats"]))
+    (record,) = hands(fast, table)
+    assert record.status == "finished"
+    dos = [a["do"] for a in record.actions]
+    assert dos == ["timeout"] * len(dos) and len(dos) >= 3
+    assert books(fast).ok
+
+
+def test_gathering_extends_once_then_lapses_and_stands_the_silent_up(fast: Server) -> None:
+    """C-1.3: with < 2 ready when the timer ends the table gives one more period; when that
+    ends too, it waits for a new «Готов» and (C-1.7) the silent players leave the table,
+    while the one who answered keeps his seat."""
+    table = new_table(fast, "classic", ready_seconds=FAST)
+    ready, *silent = seat(fast, table, 3, 100)
+    assert ready.call("table:ready") == {"ok": True}
+    ready.until(lambda s: news(s, "extended"))
+    ready.until(lambda s: news(s, "gathering_lapsed"))
+    ready.until(lambda s: [x["name"] for x in s["seats"] if x] == [ready.name])
+    assert ready.state["phase"] == "waiting"
+    for p in silent:
+        p.until(lambda s: s["you"]["seat"] is None and "sit" in s["you"]["can"])
+    assert hands(fast, table) == []
+
+
+def test_gathering_timer_starts_the_hand_with_the_ready_ones(fast: Server) -> None:
+    """C-1.3's Decision: the timer ends with ≥ 2 ready, the hand starts with them; the one
+    who did not answer is stood up (C-1.7) and «Пропустить» keeps the seat (C-1.4)."""
+    table = new_table(fast, "classic", ready_seconds=FAST)
+    a, b, skipper, silent = seat(fast, table, 4, 100)
+    for p in (a, b):
+        assert p.call("table:ready") == {"ok": True}
+    assert skipper.call("table:skip") == {"ok": True}
+    a.until(lambda s: s["phase"] == "playing")
+    names = {p["name"] for p in a.hand["players"]}  # type: ignore[index]
+    assert names == {a.name, b.name}
+    seated = [x["name"] for x in a.state["seats"] if x]
+    assert silent.name not in seated and skipper.name in seated
