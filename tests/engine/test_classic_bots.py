@@ -1,0 +1,115 @@
+"""Bots and `svara simulate`: generic over every registered game, reproducible, conserving."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+
+import pytest
+from click.testing import CliRunner
+
+from app.engine import games
+from app.engine.bots import Bot, ClassicBot, RandomBot, classic_strength, concrete
+from app.engine.hand import Action, Legal, Seat
+from app.engine.scoring import SCORERS
+from app.engine.simulate import play_hand, seeded_deals, simulate
+from app.engine.variants import get_variant
+from cli.main import svara
+
+CLASSIC = get_variant("classic")
+
+
+def test_concrete_picks_inside_a_range() -> None:
+    rng = random.Random(1)
+    ranged = Legal("raise", min_to=40, max_to=90, price=40)
+    picks = {concrete("anna", ranged, rng).to for _ in range(200)}
+    assert picks <= set(range(40, 91)) and len(picks) > 10
+    assert concrete("anna", Legal("bet", 20, 20), rng) == Action("anna", "bet", 20)
+    assert concrete("anna", Legal("propose", deal="split"), rng).deal == "split"
+
+
+@pytest.mark.parametrize("game", games.GAMES)
+def test_random_bots_play_every_game_through_the_hand_api(game: str) -> None:
+    """The random bot needs nothing but `legal`: it finishes hands of any game."""
+    result = simulate(get_variant(game), players=4, hands=60, seed=7)
+    assert result["hands"] == 60 and result["conserved"] is True
+    assert result["actions"] >= 60
+
+
+def test_simulate_is_reproducible() -> None:
+    """Same seed, same hands; another seed, other hands."""
+    a = simulate(CLASSIC, players=5, hands=300, seed=11)
+    b = simulate(CLASSIC, players=5, hands=300, seed=11)
+    c = simulate(CLASSIC, players=5, hands=300, seed=12)
+    keep = ("balances", "svaras", "actions", "grants")
+    assert {k: a[k] for k in keep} == {k: b[k] for k in keep}
+    assert a["balances"] != c["balances"]
+    assert a["conserved"] and c["conserved"]
+
+
+def test_simulate_refuses_a_bot_of_another_game() -> None:
+    with pytest.raises(ValueError, match="classic bot plays classic"):
+        simulate(get_variant("svara32"), players=3, hands=1, bot="classic")
+
+
+def test_classic_strength_orders_hands() -> None:
+    """C-3: the bot's measure follows the scoring."""
+    weak, mid, strong = ["7♠", "8♦", "9♣"], ["10♠", "J♠", "Q♦"], ["6♠", "6♥", "Jk"]
+    assert 0 <= classic_strength(weak) < classic_strength(mid) < classic_strength(strong) <= 1
+
+
+def play_table(bots: dict[str, Bot], hands: int, seed: int) -> tuple[dict[str, int], Counter]:
+    """A classic table with the given bots; stakes reset each hand so that results add."""
+    rng = random.Random(seed)
+    names = list(bots)
+    winnings = dict.fromkeys(names, 0)
+    kinds: Counter = Counter()
+    dealer = names[0]
+    for h in range(hands):
+        seats = [Seat(n, 300) for n in names]
+        candidate = games.hand_class("classic").dark_candidate(CLASSIC, seats, dealer)
+        dark = candidate if candidate and bots[candidate].wants_dark() else None
+        cls = games.hand_class("classic")
+        hand = cls(
+            CLASSIC, seats, dealer, seeded_deals(SCORERS["classic"].deck, f"{seed}:{h}"), dark
+        )
+        play_hand(hand, bots, rng)
+        for n in names:
+            winnings[n] += hand.result().balances[n] - 300
+        kinds.update(e.kind for e in hand.events)
+        dealer = hand.next_dealer or dealer
+    return winnings, kinds
+
+
+def test_classic_bot_beats_random_bots_and_uses_the_tools_of_the_game() -> None:
+    """The classic bot weighs strength against pot odds: against two random bots it wins
+    money, and along the way it looks, plays the dark and proposes deals."""
+    rng = random.Random(3)
+    bots: dict[str, Bot] = {
+        "smart1": ClassicBot(rng),
+        "rand1": RandomBot(rng),
+        "smart2": ClassicBot(rng),
+        "rand2": RandomBot(rng),
+    }
+    winnings, _ = play_table(bots, hands=500, seed=3)
+    assert winnings["smart1"] + winnings["smart2"] > 0 > winnings["rand1"] + winnings["rand2"]
+    only_smart: dict[str, Bot] = {f"s{i}": ClassicBot(rng) for i in range(4)}
+    _, smart_kinds = play_table(only_smart, hands=400, seed=4)
+    for kind in ("look", "dark", "propose", "lock", "svara"):
+        assert smart_kinds[kind] > 0, kind
+
+
+def test_svara_simulate_command() -> None:
+    """hand-file.md: one JSON object with hands, seconds, hands_per_second, svaras, conserved."""
+    runner = CliRunner()
+    args = ["simulate", "--variant", "classic", "--players", "4", "--hands", "200", "--seed", "5"]
+    out = runner.invoke(svara, args)
+    assert out.exit_code == 0, out.output
+    doc = json.loads(out.output)
+    assert {"hands", "seconds", "hands_per_second", "svaras", "conserved"} <= set(doc)
+    assert doc["hands"] == 200 and doc["conserved"] is True
+    again = json.loads(runner.invoke(svara, args).output)
+    assert again["balances"] == doc["balances"] and again["svaras"] == doc["svaras"]
+    bad = runner.invoke(svara, ["simulate", "--variant", "nope", "--players", "4", "--hands", "1"])
+    assert bad.exit_code == 2 and "unknown variant" in bad.output
