@@ -163,3 +163,14 @@ def test_an_invalid_event_gets_an_error_and_changes_nothing(
     assert client.call("lobby:join") == {"ok": True}
     assert client.wait("lobby:state")["chat"] == before
     assert not [e for e, _ in client.seen if e == "lobby:chat"]
+
+
+def test_a_page_of_another_site_cannot_connect(server: Server) -> None:
+    """Cross-site WebSocket hijacking: the Engine.IO handshake is refused for a foreign
+    Origin even with the player's cookie, and accepted for the server's own."""
+    browser = Browser(server.url)
+    browser.register(unique_name())
+    handshake = f"{server.url}/socket.io/?EIO=4&transport=polling"
+    for origin, status in (("http://evil.example", 400), (server.url, 200)):
+        response = browser.http.get(handshake, headers={"Origin": origin}, timeout=WAIT)
+        assert response.status_code == status, origin
