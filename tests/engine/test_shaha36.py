@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import json
 import random
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -30,6 +31,7 @@ FULL_DECK = SCORERS["shaha36"].deck
 TIE_DECK = tuple(c for c in make_deck("8", joker=False) if c.rank != "A")
 SHORT_STACKS = (10, 11, 15, 25, 40)  # all-in at once or soon (S-5, S-7.5)
 STACKS = (100, 300, 1000, 5000)
+CARD = re.compile(r"(?:10|[6-9JQKA])[♠♣♥♦]")
 
 
 def deal_source(seed: int, tie_prone: bool) -> DealSource:
@@ -186,7 +188,8 @@ class Driver:
     def check_view(self, viewer: str | None) -> None:
         """S-6.2 and the server-authoritative rule: hidden cards are in no view, ever."""
         hand = self.hand
-        view = json.loads(json.dumps(hand.view(viewer), ensure_ascii=False))
+        text = json.dumps(hand.view(viewer), ensure_ascii=False)
+        view = json.loads(text)
         assert view["game"] == "shaha36" and view["round"] == hand.svaras
         deal = len(hand.deals) - 1
         dealt = hand.deals[-1].cards
@@ -212,6 +215,11 @@ class Driver:
                 assert event["cards"] == [str(c) for c in hand.deals[rounds].cards[event["player"]]]
         if viewer is not None:
             assert view["legal"] == [o.as_json() for o in hand.legal(viewer)]
+        # Nothing else anywhere in the view: no card of the deck, of a hidden hand or of an
+        # unturned card, under any key.
+        allowed = {c for e in view["events"] for c in e.get("cards", ())}
+        allowed |= {c for seat in view["players"] for c in seat["cards"] or ()}
+        assert set(CARD.findall(text)) <= allowed
 
     def play(self, limit: int = 3000) -> Shaha36Hand:
         for _ in range(limit):

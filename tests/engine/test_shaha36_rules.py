@@ -242,8 +242,10 @@ def test_dark_circle_seed_example() -> None:
         Transfer(20, "B", POT, "bet"),
     ]
     assert hand.pot == 200
-    # S-6.1: B called last and opens first, then clockwise.
-    assert hand.view(None)["events"][-3]["order"] == ["B", "C", "D", "A"]
+    # S-6.1: B called last and opens first, then clockwise; S-2.7: C's hand is named.
+    events = hand.view(None)["events"]
+    assert events[-3]["order"] == ["B", "C", "D", "A"]
+    assert (events[-1]["player"], events[-1]["label"]) == ("C", "старшие трынки")
 
 
 def test_dark_circle_short_stacks_go_all_in() -> None:
