@@ -190,7 +190,8 @@ class LiveTable:
         self.queue: deque[tuple[Person, int | None]] = deque()
         self.watchers: dict[str, Person] = {}
         self.money: dict[str, int] = {}
-        self.version = 0
+        # Versions only grow, across restarts too (a client's old number is never current).
+        self.version = int(time.time() * 1000)
         self.news: deque[tuple[int, list[Event]]] = deque(maxlen=NEWS_KEEP)
         self.chat = services.chat()
         # Between hands.
@@ -204,6 +205,7 @@ class LiveTable:
         self.hand_id: int | None = None
         self.actions: list[Action] = []
         self.turn: Turn | None = None
+        self.notice: str | None = None  # why the hand in play was interrupted (issue 5.9)
         self.settled = True  # the hand's end was handled (`_hand_over`)
         self._tokens = 0
         self._occupancy = self.occupancy()
@@ -251,7 +253,8 @@ class LiveTable:
                 self._changed([self._event("online", person.name)], skip=sid)
             missed = None
             if since is not None and (
-                since == self.version or (self.news and since >= self.news[0][0] - 1)
+                since == self.version
+                or (self.news and self.news[0][0] - 1 <= since <= self.version)
             ):
                 missed = [
                     e.as_json()
@@ -647,7 +650,7 @@ class LiveTable:
         """The hand ended: money, the next dealer, stand-ups, the queue, the next gathering."""
         hand = self.hand
         assert hand is not None
-        self.turn, self.settled = None, True
+        self.turn, self.settled, self.notice = None, True, None
         self.scheduler.cancel((self.id, "turn"))
         self.money.update(
             self.store.money(self.id, [m.name for m in self.members()], self.manners.stacks)
@@ -679,8 +682,8 @@ class LiveTable:
             self.hand, self.hand_id, self.actions = hand, hand_id, actions
             self.settled = False
             self.dealer_seat = self._seat_of(hand.dealer)
-            why = "the server restarted; every timer starts again"
-            self._changed([self._event("resumed", None, why=why), *self._advance()])
+            self.notice = "the server restarted; the hand goes on and every timer starts again"
+            self._changed([self._event("resumed", None, why=self.notice), *self._advance()])
 
     # --- chat (C-8.4, S-1.7) ------------------------------------------------------------
     def say(self, sid: str, text: str | None, phrase: int | None) -> None:
@@ -741,6 +744,7 @@ class LiveTable:
                 "turn_seconds": self.variant["turn_seconds"],
             },
             "phase": self.phase,
+            "notice": self.notice,
             "seats": [
                 None
                 if m is None

@@ -185,6 +185,15 @@ class Player:
             if name == "table:state" and data["table"] == self.table:
                 self._keep(data)
 
+    def reconnect(self, server: Server | None = None) -> dict[str, Any]:
+        """A new socket (to a restarted `server` if given); returns the state it is sent."""
+        if server is not None:
+            self.browser.url = server.url
+        self.client.close()
+        self.client = self.browser.socket()
+        self.state = {}
+        return self.event("table:state")
+
     def close(self) -> None:
         self.client.close()
 

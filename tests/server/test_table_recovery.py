@@ -1,0 +1,145 @@
+"""Nothing is lost by `kill -9` (issue 5.9, C-8.5): the server process is killed with SIGKILL
+in the middle of a hand and started again on the same instance folder."""
+
+from __future__ import annotations
+
+import random
+import signal
+from pathlib import Path
+
+import pytest
+
+from app.engine import handfile
+from app.models import Table
+
+from .conftest import ASYNC_MODES, Server
+from .tablekit import (
+    Player,
+    balances,
+    books,
+    choose,
+    database,
+    everyone,
+    fast_server,
+    hands,
+    new_table,
+    play_hand,
+    seat,
+)
+
+
+def into_the_hand(server: Server, variant: str, decisions: int, **sit: int) -> list[Player]:
+    """Three players, a hand started and `decisions` decisions into it."""
+    table = new_table(server, variant)
+    players = seat(server, table, 3, 1000, **sit)
+    for p in players:
+        assert p.call("table:ready") == {"ok": True}
+    rng = random.Random(11)
+    by_name = {p.name: p for p in players}
+    for _ in range(decisions):
+        watcher = players[0]
+        watcher.until(lambda s: s["phase"] == "playing" and s["hand"]["awaiting"])
+        actor = by_name[watcher.hand["awaiting"][0]]  # type: ignore[index]
+        actor.until(lambda s, v=watcher.state["version"]: s["version"] >= v)
+        sent = actor.state["version"]
+        assert actor.act(**choose(actor.hand["legal"], rng)) == {"ok": True}  # type: ignore[index]
+        actor.until(lambda s, v=sent: s["version"] > v)
+        watcher.until(lambda s, v=actor.state["version"]: s["version"] >= v)
+    everyone(players, lambda s: s["phase"] == "playing")
+    return players
+
+
+def own_cards(p: Player) -> list[str] | None:
+    return next(x["cards"] for x in p.hand["players"] if x["name"] == p.name)  # type: ignore[index]
+
+
+def killed(server: Server) -> None:
+    server.stop(signal.SIGKILL)
+    assert server.process.returncode == -signal.SIGKILL
+
+
+@pytest.mark.parametrize("mode", ASYNC_MODES)
+def test_a_hand_killed_mid_way_is_resumed_from_its_log(tmp_path: Path, mode: str) -> None:
+    """After the restart the same hand goes on: the players' new sockets get their seats and
+    the same cards, a notice says why, the timers start again; the hand is played to its
+    end, money is conserved and the books balance."""
+    server = fast_server(tmp_path, mode)
+    players = into_the_hand(server, "classic", 2)
+    names = [p.name for p in players]
+    cards = {p.name: own_cards(p) for p in players}
+    hand_id = players[0].hand["id"]  # type: ignore[index]
+    killed(server)
+    server = fast_server(tmp_path, mode)
+    try:
+        for p in players:
+            state = p.reconnect(server)
+            assert state["hand"]["id"] == hand_id and state["phase"] == "playing"
+            assert state["notice"] and "restarted" in state["notice"]
+            assert state["turn"]["deadline"]
+            assert own_cards(p) == cards[p.name]
+            assert len(state["history"]) == 2
+        play_hand(players, random.Random(2))
+        assert sum(balances(server, names).values()) == 3000
+        (record,) = hands(server, players[0].table)
+        assert record.status == "finished"
+        assert handfile.replay(handfile.parse(record.hand_file)).finished
+        assert books(server).ok, books(server).problems
+    finally:
+        for p in players:
+            p.close()
+        server.stop()
+
+
+@pytest.mark.parametrize(("mode", "variant"), [("eventlet", "classic"), ("threading", "shaha36")])
+def test_a_hand_that_cannot_be_resumed_is_refunded(tmp_path: Path, mode: str, variant: str) -> None:
+    """C-8.5: the table was closed while the server was down, so the hand cannot go on: it is
+    cancelled, every payment goes back to its owner and the stacks to the balances (S-1.5)."""
+    server = fast_server(tmp_path, mode)
+    sit = {"stack": 400} if variant == "shaha36" else {}
+    players = into_the_hand(server, variant, 1, **sit)
+    names = [p.name for p in players]
+    table_id = players[0].table
+    killed(server)
+    db = database(server)
+    with db.session() as s:
+        table = s.get(Table, table_id)
+        assert table is not None
+        table.closed = True
+        s.add(table)
+    db.dispose()
+    server = fast_server(tmp_path, mode)
+    try:
+        assert balances(server, names) == dict.fromkeys(names, 1000)
+        (record,) = hands(server, table_id)
+        assert record.status == "cancelled"
+        assert books(server).ok, books(server).problems
+    finally:
+        for p in players:
+            p.close()
+        server.stop()
+
+
+def test_stacks_of_a_resumed_shaha36_hand_stay_at_the_table(tmp_path: Path) -> None:
+    """S-1.5 after a restart: the resumed hand's players keep their stacks at the table; when
+    they stand up afterwards every chip goes back to the balances (less the rake)."""
+    server = fast_server(tmp_path, "eventlet")
+    players = into_the_hand(server, "shaha36", 1, stack=400)
+    names = [p.name for p in players]
+    killed(server)
+    server = fast_server(tmp_path, "eventlet")
+    try:
+        for p in players:
+            p.reconnect(server)
+        assert balances(server, names) == dict.fromkeys(names, 600)
+        play_hand(players, random.Random(4))
+        for p in players:
+            p.until(lambda s: s["phase"] != "playing")
+            assert p.call("table:stand") == {"ok": True}
+        everyone(players, lambda s: not any(s["seats"]))
+        after = sum(balances(server, names).values())
+        assert 3000 - 100 <= after <= 3000  # the rake is at most 10 antes (S-8.1)
+        assert books(server).ok, books(server).problems
+    finally:
+        for p in players:
+            p.close()
+        server.stop()
