@@ -78,6 +78,7 @@ class Server:
         self.sfu = Sfu(ice, self._route_event)
         self.owners: dict[str, Client] = {}
         self.clients: set[Client] = set()
+        self.connections: set[asyncio.Task[Any]] = set()
         self._locks: dict[str, asyncio.Lock] = {}
         self._handlers: dict[str, Callable[[Client, dict[str, Any]], Awaitable[dict[str, Any]]]]
         self._handlers = {
@@ -102,6 +103,9 @@ class Server:
         """Serve one web process until it disconnects, then close the tables it owned."""
         client = Client(writer)
         self.clients.add(client)
+        this = asyncio.current_task()
+        if this is not None:
+            self.connections.add(this)
         pending: set[asyncio.Task[None]] = set()
         try:
             while line := await reader.readline():
@@ -119,6 +123,7 @@ class Server:
             writer.close()
             with contextlib.suppress(ConnectionError):
                 await writer.wait_closed()
+            self.connections.discard(this)  # type: ignore[arg-type]
 
     async def _answer(self, client: Client, line: bytes) -> None:
         request_id: Any = None
@@ -224,6 +229,8 @@ async def serve(socket_path: Path, ice: IceConfig, *, watch_stdin: bool) -> None
         server.close()
         for client in list(server_state.clients):
             client.writer.close()
+        # each connection's handler closes its tables; let them finish before the rest
+        await asyncio.gather(*server_state.connections, return_exceptions=True)
         for task in (levels, watcher):
             if task is not None:
                 task.cancel()

@@ -154,10 +154,12 @@ class Sfu:
         await asyncio.gather(*self._background, return_exceptions=True)
 
     def stats(self) -> dict[str, int]:
-        """Counts that show leaks: rooms, peers, asyncio tasks, threads, open files."""
+        """Counts that show leaks (rooms, peers, asyncio tasks, threads, open files) and the
+        packets forwarded into the gates of the live peers."""
         return {
             "rooms": len(self.rooms),
             "peers": len(self.peers),
+            "forwarded": sum(g.forwarded for p in self.peers.values() for g in p.gates),
             "tasks": len(asyncio.all_tasks()),
             "threads": threading.active_count(),
             "fds": len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else -1,

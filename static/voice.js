@@ -1,0 +1,180 @@
+// Voice at the table (issue 7): one RTCPeerConnection to the SFU, framework-free.
+//
+// The browser offers its mic plus (seats − 1) receive-only "slots"; the SFU only answers
+// (it never re-offers: Chrome rejects aiortc's re-offers). Which slot carries which player
+// comes from the server (`voice:slots`). Signalling goes through a function the table page
+// gives, normally its Socket.IO connection with acks (docs/voice-protocol.md):
+//
+//   const voice = new Voice({ table, signal: (event, payload) => emitWithAck(event, payload),
+//                             onSlots, onLevel, onState });
+//   socket.on("voice:slots", (p) => voice.handle("voice:slots", p));   // and the others
+//   await voice.start();          // from a click: it asks for the mic and starts playback
+//   voice.setMic(false); voice.setListen(false); voice.stop();
+
+const GATHER_TIMEOUT_MS = 3000;
+
+/** Wait until ICE gathering completes (the SFU takes no trickled candidates), bounded. */
+function gathered(pc) {
+  if (pc.iceGatheringState === "complete") return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      if (pc.iceGatheringState !== "complete") return;
+      pc.removeEventListener("icegatheringstatechange", done);
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      pc.removeEventListener("icegatheringstatechange", done);
+      resolve(); // send the candidates found so far
+    }, GATHER_TIMEOUT_MS);
+    pc.addEventListener("icegatheringstatechange", done);
+  });
+}
+
+/** A reply of the signalling function, or an Error with the server's reason. */
+async function ask(signal, event, payload) {
+  const reply = await signal(event, payload);
+  if (reply && reply.ok === false) throw new Error(reply.error || `${event} refused`);
+  return reply || {};
+}
+
+export class Voice {
+  /**
+   * @param {object} options
+   * @param {number} options.table            the table id
+   * @param {(event: string, payload: object) => Promise<object>} options.signal
+   * @param {(slots: Map<string, string|null>) => void} [options.onSlots]  mid → player
+   * @param {(player: string, level: number) => void} [options.onLevel]   level 0..1
+   * @param {(state: string) => void} [options.onState]  connecting/connected/failed/closed
+   * @param {HTMLElement} [options.audioParent]  where the slots' <audio> elements go
+   * @param {MediaStreamConstraints} [options.constraints]
+   */
+  constructor({ table, signal, onSlots, onLevel, onState, audioParent, constraints }) {
+    this.table = table;
+    this.signal = signal;
+    this.onSlots = onSlots || (() => {});
+    this.onLevel = onLevel || (() => {});
+    this.onState = onState || (() => {});
+    this.audioParent = audioParent || document.body;
+    this.constraints = constraints || {
+      audio: { echoCancellation: true, noiseSuppression: true, autoGainControl: true },
+    };
+    this.mic = true;
+    this.listen = true;
+    this.pc = null;
+    this.micStream = null;
+    this.micSender = null;
+    this.audio = new Map(); // mid → <audio>
+    this.slots = new Map(); // mid → player
+  }
+
+  /** Join the table's voice and connect; safe to call again (a reload or SFU restart). */
+  async start() {
+    this.close();
+    const config = await ask(this.signal, "voice:join", { table: this.table });
+    this.mic = config.mic ?? this.mic;
+    this.listen = config.listen ?? this.listen;
+    if (!this.micStream) {
+      this.micStream = await navigator.mediaDevices.getUserMedia(this.constraints);
+    }
+    const micTrack = this.micStream.getAudioTracks()[0];
+    micTrack.enabled = this.mic;
+
+    const pc = new RTCPeerConnection({ iceServers: config.iceServers || [] });
+    this.pc = pc;
+    pc.addEventListener("connectionstatechange", () => this.onState(pc.connectionState));
+    this.micSender = pc.addTransceiver(micTrack, { direction: "sendonly" }).sender;
+    if (!this.mic) await this.micSender.replaceTrack(null);
+    const slots = [];
+    for (let i = 0; i < config.slots; i += 1) {
+      slots.push(pc.addTransceiver("audio", { direction: "recvonly" }));
+    }
+
+    await pc.setLocalDescription(await pc.createOffer());
+    await gathered(pc);
+    const answer = await ask(this.signal, "voice:offer", {
+      table: this.table,
+      sdp: pc.localDescription.sdp,
+    });
+    if (this.pc !== pc) return; // stopped or restarted meanwhile
+    await pc.setRemoteDescription({ type: "answer", sdp: answer.sdp });
+    for (const transceiver of slots) this.#play(transceiver);
+  }
+
+  /** Each receive slot plays through its own <audio> element (muted while not listening). */
+  #play(transceiver) {
+    const element = document.createElement("audio");
+    element.autoplay = true;
+    element.muted = !this.listen;
+    element.dataset.voiceSlot = transceiver.mid;
+    element.srcObject = new MediaStream([transceiver.receiver.track]);
+    this.audioParent.appendChild(element);
+    this.audio.set(transceiver.mid, element);
+  }
+
+  /** Mic off: no packets at all (replaceTrack(null)); the server stops forwarding too. */
+  async setMic(on) {
+    this.mic = on;
+    const track = this.micStream && this.micStream.getAudioTracks()[0];
+    if (track) track.enabled = on;
+    if (this.micSender) await this.micSender.replaceTrack(on ? track : null);
+    await ask(this.signal, "voice:mic", { table: this.table, on });
+  }
+
+  /** Listen off: the server forwards nothing to us, and our slots are muted here too. */
+  async setListen(on) {
+    this.listen = on;
+    for (const element of this.audio.values()) element.muted = !on;
+    await ask(this.signal, "voice:listen", { table: this.table, on });
+  }
+
+  /** Feed a server event (voice:slots, voice:levels, voice:peer, voice:restart). */
+  handle(event, payload) {
+    if (payload.table !== this.table) return;
+    if (event === "voice:slots") {
+      this.slots = new Map(payload.slots.map((s) => [s.mid, s.player]));
+      this.onSlots(this.slots);
+    } else if (event === "voice:levels") {
+      for (const [player, level] of Object.entries(payload.levels)) this.onLevel(player, level);
+    } else if (event === "voice:peer") {
+      this.onState(payload.state);
+    } else if (event === "voice:restart" && this.pc) {
+      this.start().catch((error) => this.onState(`failed: ${error.message}`));
+    }
+  }
+
+  /** Per slot: who it carries, bytes and audio energy received so far (for tests, UI). */
+  async stats() {
+    if (!this.pc) return [];
+    const report = await this.pc.getStats();
+    const slots = [];
+    report.forEach((entry) => {
+      if (entry.type !== "inbound-rtp" || entry.kind !== "audio") return;
+      slots.push({
+        mid: entry.mid,
+        player: this.slots.get(entry.mid) ?? null,
+        bytes: entry.bytesReceived || 0,
+        energy: entry.totalAudioEnergy || 0,
+      });
+    });
+    return slots;
+  }
+
+  /** Close the connection (the server is told by `stop`, or by standing up). */
+  close() {
+    if (this.pc) this.pc.close();
+    this.pc = null;
+    this.micSender = null;
+    for (const element of this.audio.values()) element.remove();
+    this.audio.clear();
+    this.slots.clear();
+  }
+
+  /** Leave the voice: close, release the mic, tell the server. */
+  async stop() {
+    this.close();
+    if (this.micStream) for (const track of this.micStream.getTracks()) track.stop();
+    this.micStream = null;
+    await ask(this.signal, "voice:leave", { table: this.table });
+  }
+}
