@@ -90,6 +90,7 @@ class Driver:
         self.hand = Shaha36Hand(
             self.variant, seats, rng.choice(names), deal_source(rng.randrange(10**9), tie_prone)
         )
+        self.dark_lover = rng.random() < 0.5
         self.actions: list[Action] = []
         self.hidden: set[tuple[int, str]] = set()  # (deal, player): folded or mucked hands
 
@@ -99,16 +100,19 @@ class Driver:
         if roll < 0.15:
             self.fuzz()
             return
-        if roll < 0.25:  # a card turned out of turn by anyone still in the deal
+        if roll < 0.2:  # a card turned out of turn by anyone still in the deal
             lookers = [p for p in hand.order if any(o.do == "look" for o in hand.legal(p))]
             if lookers:
                 self.apply(Action(rng.choice(lookers), "look"))
                 return
         p = rng.choice(hand.awaiting())
-        if roll < 0.32:
+        if roll < 0.25:
             self.apply(Action(p, "timeout"))
             return
-        option = rng.choice(hand.legal(p))
+        options = hand.legal(p)
+        dark = [o for o in options if o.do == "dark" or (hand.dark_circle and o.do != "fold")]
+        # Half the tables play the dark whenever they may, so the dark circle gets played.
+        option = dark[0] if dark and self.dark_lover else rng.choice(options)
         self.apply(Action(p, option.do, rng.choice(choices(option))))
 
     def fuzz(self) -> None:
