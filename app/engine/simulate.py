@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Iterator, Sequence
+from typing import Any, NamedTuple
 
 from . import games
 from .bots import BOTS, Bot
@@ -53,6 +53,44 @@ def play_hand(hand: Hand, bots: dict[str, Bot], rng: random.Random) -> int:
     return actions
 
 
+class Played(NamedTuple):
+    """One hand of a session: the hand, what each seat sat down to it with, and the top-ups
+    granted just before it (so `result().balances[p] - start[p]` is the hand's result)."""
+
+    hand: Hand
+    start: dict[str, int]
+    grants: dict[str, int]
+    actions: int
+
+
+def session(
+    variant: Variant, bots: dict[str, Bot], hands: int, seed: int, rng: random.Random
+) -> Iterator[Played]:
+    """Play `hands` hands with `bots` in seat order; the dealer is drawn from `rng`, then
+    follows the engine. A seat that can no longer take part is topped up to the game's
+    stake between hands (the grant is reported)."""
+    cls = games.hand_class(variant.game)
+    names = list(bots)
+    stake = cls.stake(variant)
+    balances = dict.fromkeys(names, stake)
+    deck = SCORERS[variant.game].deck
+    dealer = rng.choice(names)
+    for h in range(hands):
+        grants: dict[str, int] = {}
+        for name in names:
+            if not cls.playable(variant, balances[name]):
+                grants[name] = stake - balances[name]
+                balances[name] = stake
+        seats = [Seat(name, balances[name]) for name in names]
+        candidate = cls.dark_candidate(variant, seats, dealer)
+        dark = candidate if candidate is not None and bots[candidate].wants_dark() else None
+        hand = cls(variant, seats, dealer, seeded_deals(deck, f"{seed}:{h}"), dark)
+        actions = play_hand(hand, bots, rng)
+        balances.update(hand.result().balances)
+        yield Played(hand, {s.name: s.balance for s in seats}, grants, actions)
+        dealer = hand.next_dealer or names[(names.index(dealer) + 1) % len(names)]
+
+
 def simulate(
     variant: Variant, players: int, hands: int, seed: int = 0, bot: str = "random"
 ) -> dict[str, Any]:
@@ -70,28 +108,17 @@ def simulate(
     rng = random.Random(seed)
     names = [f"bot{i + 1}" for i in range(players)]
     bots: dict[str, Bot] = {name: kind(rng) for name in names}
-    stake = cls.stake(variant)
-    balances = dict.fromkeys(names, stake)
+    balances = dict.fromkeys(names, cls.stake(variant))
     before = sum(balances.values())
-    deck = SCORERS[variant.game].deck
     grants = rake = svaras = actions = 0
-    dealer = rng.choice(names)
     started = time.perf_counter()
-    for h in range(hands):
-        for name in names:
-            if not cls.playable(variant, balances[name]):
-                grants += stake - balances[name]
-                balances[name] = stake
-        seats = [Seat(name, balances[name]) for name in names]
-        candidate = cls.dark_candidate(variant, seats, dealer)
-        dark = candidate if candidate is not None and bots[candidate].wants_dark() else None
-        hand = cls(variant, seats, dealer, seeded_deals(deck, f"{seed}:{h}"), dark)
-        actions += play_hand(hand, bots, rng)
-        result = hand.result()
+    for played in session(variant, bots, hands, seed, rng):
+        result = played.hand.result()
         balances.update(result.balances)
+        grants += sum(played.grants.values())
         rake += result.rake
         svaras += result.svaras
-        dealer = hand.next_dealer or names[(names.index(dealer) + 1) % players]
+        actions += played.actions
     seconds = time.perf_counter() - started
     return {
         "variant": variant.name,
