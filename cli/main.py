@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from . import rules, serve
+from . import admin, rules, serve
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -15,3 +15,4 @@ def svara() -> None:
 for command in rules.COMMANDS:
     svara.add_command(command)
 svara.add_command(serve.serve)
+svara.add_command(admin.admin)

@@ -1,0 +1,157 @@
+"""What the serving process does with the admin's notices (notices.py): the live side of a
+grant, a ban, a new table, a kick and a closed table.
+
+This is the one module of the admin that touches the live table runtime (app/tables/); it
+runs in the poller's task, in the app context, like a timer callback, and takes each
+table's lock as the runtime does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Flask
+from flask_socketio import disconnect
+
+from app import ledger
+from app.auth.presence import EXTENSION as PRESENCE
+from app.auth.presence import Presence, user_room
+from app.auth.views import ENDED
+from app.extensions import socketio
+from app.lobby.service import EXTENSION as LOBBY
+from app.lobby.service import Lobby
+from app.models import Database, Table, User
+from app.models.db import EXTENSION as DB
+from app.tables import EXTENSION as TABLES
+from app.tables.registry import Tables
+from app.tables.runtime import LiveTable, Person
+
+from . import AdminError
+from .notices import EXTENSION, Poller
+from .tables import close_table
+
+BALANCE = "account:balance"
+KICKED = "table:kicked"
+CLOSED = "table:closed"
+
+
+class Live:
+    """The handlers of each notice kind, bound to one app's tables, lobby and connections."""
+
+    def __init__(self, app: Flask):
+        self.db: Database = app.extensions[DB]
+        self.tables: Tables = app.extensions[TABLES]
+        self.lobby: Lobby = app.extensions[LOBBY]
+        self.presence: Presence = app.extensions[PRESENCE]
+
+    def handlers(self) -> dict[str, Any]:
+        return {
+            "balance": self.balance,
+            "ban": self.ban,
+            "table": self.table,
+            "kick": self.kick,
+            "close": self.close,
+        }
+
+    def _person(self, user_id: int) -> Person:
+        with self.db.session() as s:
+            user = s.get(User, user_id)
+            if user is None:
+                raise AdminError(f"no user {user_id}")
+            return Person(user_id, user.name)
+
+    def _live(self, table_id: int) -> LiveTable | None:
+        return next((t for t in self.tables.live() if t.id == table_id), None)
+
+    def balance(self, data: dict[str, Any]) -> dict[str, Any]:
+        """A grant: the user's pages get the new balance; at a table where he plays from his
+        balance (classic, C-0.2) his money is shown anew between hands (a hand in play keeps
+        its stakes; the runtime refreshes the money when it ends)."""
+        person = self._person(data["user"])
+        with self.db.session() as s:
+            amount = ledger.user_balance(s, person.id)
+        socketio.emit(BALANCE, {"balance": amount}, to=user_room(person.id))
+        shown = []
+        for live in self.tables.live():
+            with live.lock:
+                if (
+                    live.manners.stacks
+                    or live.member(person.name) is None
+                    or live.in_hand(person.name)
+                ):
+                    continue
+                live.money[person.name] = amount
+                live._changed([])
+                shown.append(live.id)
+        return {"balance": amount, "tables": shown}
+
+    def ban(self, data: dict[str, Any]) -> dict[str, Any]:
+        """A ban: the user's socket is told why and closed, and he leaves every seat and
+        queue (folding a hand in play, S-1.7 style, when his turn comes)."""
+        person = self._person(data["user"])
+        sid = self.presence.sid(person.id)
+        if sid is not None:
+            socketio.emit(ENDED, {"reason": "banned"}, to=sid)
+            disconnect(sid=sid, namespace="/")
+        stood = []
+        for live in self.tables.live():
+            if live.member(person.name) is not None or live.queued(person.name):
+                live.stand(person)
+                stood.append(live.id)
+        return {"disconnected": sid is not None, "tables": stood}
+
+    def table(self, data: dict[str, Any]) -> dict[str, Any]:
+        """A new table: the lobby lists it at once (a private one is not listed)."""
+        self.lobby.publish(data["table"])
+        return {}
+
+    def kick(self, data: dict[str, Any]) -> dict[str, Any]:
+        """Stand a user up from a table (or take him out of its queue) and tell him."""
+        person = self._person(data["user"])
+        live = self._live(data["table"])
+        if live is None or (live.member(person.name) is None and not live.queued(person.name)):
+            raise AdminError(f"{person.name} is not at table {data['table']}")
+        live.stand(person)
+        socketio.emit(KICKED, {"table": live.id}, to=user_room(person.id))
+        return {"table": live.id}
+
+    def close(self, data: dict[str, Any]) -> dict[str, Any]:
+        """Close a table: its timers stop, a hand in play is cancelled and refunded, stacks go
+        back to the balances, the watchers are told and the lobby drops it."""
+        table_id, reason = data["table"], data["reason"]
+        with self.tables._lock:  # no new `get` finds it from here on
+            live = self.tables._tables.pop(table_id, None)
+        if live is None:
+            result = self._close_in_db(table_id, reason)
+        else:
+            with live.lock:
+                scheduler = live.scheduler
+                live.turn, live.gathering = None, False  # a timer already due now does nothing
+                scheduler.cancel((table_id, "turn"))
+                scheduler.cancel((table_id, "gather"))
+                for member in live.members():
+                    scheduler.cancel((table_id, "offline", member.name))
+                result = self._close_in_db(table_id, reason)
+                live.hand, live.hand_id = None, None
+                live.seats = [None] * len(live.seats)
+                live.queue.clear()
+                live.version += 1  # an action still in flight is refused as stale
+                for sid in list(live.watchers):
+                    socketio.emit(CLOSED, {"table": table_id, "reason": reason}, to=sid)
+                live.watchers.clear()
+        self.lobby.publish(table_id)
+        return result
+
+    def _close_in_db(self, table_id: int, reason: str) -> dict[str, Any]:
+        with self.db.session() as s:
+            table = s.get(Table, table_id)
+            if table is None:
+                raise AdminError(f"no table {table_id}")
+            return close_table(s, table, reason)
+
+
+def start(app: Flask) -> None:
+    """Start applying the admin's notices (the serving process, once, after the tables)."""
+    poller = Poller(app, Live(app).handlers())
+    app.extensions[EXTENSION] = poller
+    poller.start()

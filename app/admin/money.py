@@ -1,0 +1,136 @@
+"""Money as the administrator moves and reads it: grants, balances, the books, the settle-up.
+
+A grant is the only way money enters or leaves the system (C-0.1); it goes through
+`ledger.grant`, whose guarded update refuses to take a balance below 0 even while the
+server plays from it in another process.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from datetime import datetime
+from typing import Any
+
+from sqlmodel import Session, select
+
+from app import ledger
+from app.engine.hand import HOUSE as HOUSE_PARTY
+from app.models import (
+    CANCELLED,
+    FINISHED,
+    HOUSE,
+    STACK,
+    USER,
+    Account,
+    HandRecord,
+    LedgerEntry,
+    User,
+)
+
+from . import AdminError
+from .settle import settle
+from .users import get_user
+
+RECENT = 20
+
+
+def grant(s: Session, name: str, amount: int, reason: str) -> dict[str, Any]:
+    """Add (or, negative, take) money; AdminError for zero, no reason or an overdraft."""
+    user = get_user(s, name)
+    assert user.id is not None
+    if amount == 0:
+        raise AdminError("the amount must not be zero")
+    if not reason.strip():
+        raise AdminError("a grant needs a reason")
+    have = ledger.user_balance(s, user.id)
+    if have + amount < 0:
+        raise AdminError(f"{user.name} has {have}: cannot take {-amount} (never below 0)")
+    row = ledger.grant(s, user, amount, reason.strip())
+    return {"user": user.name, "amount": amount, "balance": have + amount, "entry": row.id}
+
+
+def entry_row(entry: LedgerEntry, account: Account) -> dict[str, Any]:
+    return {
+        "id": entry.id,
+        "time": entry.created.isoformat(timespec="seconds"),
+        "account": account.kind,
+        "kind": entry.kind,
+        "amount": entry.amount,
+        "hand": entry.hand_id,
+        "table": entry.table_id,
+        "reason": entry.reason,
+    }
+
+
+def show_balance(s: Session, name: str, recent: int = RECENT) -> dict[str, Any]:
+    """A user's balance, his stacks at tables and his latest ledger rows (newest first)."""
+    user = get_user(s, name)
+    assert user.id is not None
+    rows = s.exec(
+        select(LedgerEntry, Account)
+        .join(Account, Account.id == LedgerEntry.account_id)
+        .where(Account.user_id == user.id)
+        .order_by(LedgerEntry.id.desc())  # type: ignore[union-attr]
+        .limit(recent)
+    ).all()
+    stacks = s.exec(
+        select(Account.table_id, Account.balance).where(
+            Account.user_id == user.id, Account.kind == STACK, Account.balance > 0
+        )
+    ).all()
+    return {
+        "user": user.name,
+        "balance": ledger.user_balance(s, user.id),
+        "stacks": {str(table): amount for table, amount in stacks},
+        "recent": [entry_row(entry, account) for entry, account in rows],
+    }
+
+
+def verify(s: Session) -> dict[str, Any]:
+    """`ledger.verify` as a report; `ok` is False with the problems listed in order."""
+    books = ledger.verify(s)
+    return {
+        "ok": books.ok,
+        "granted": books.granted,
+        "balances": books.balances,
+        "in_play": books.in_play,
+        "problems": books.problems,
+    }
+
+
+def results(s: Session, since: datetime, until: datetime | None = None) -> dict[str, int]:
+    """Each player's net result over the hands started in [since, until) (the house's rake
+    as «house»): game money only, never grants, buy-ins or cash-outs.
+
+    Only ended hands (finished or cancelled) count, and each counts whole, so the results sum
+    to zero: every such hand's pot was paid out or refunded to the last chip.
+    """
+    hands = select(HandRecord.id).where(
+        HandRecord.started >= since,
+        HandRecord.status.in_((FINISHED, CANCELLED)),  # type: ignore[attr-defined]
+    )
+    if until is not None:
+        hands = hands.where(HandRecord.started < until)
+    names = dict(s.exec(select(User.id, User.name)).all())
+    nets: dict[str, int] = defaultdict(int)
+    for kind, user_id, amount in s.exec(
+        select(Account.kind, Account.user_id, LedgerEntry.amount)
+        .join(Account, Account.id == LedgerEntry.account_id)
+        .where(
+            LedgerEntry.hand_id.in_(hands),  # type: ignore[union-attr]
+            Account.kind.in_((USER, STACK, HOUSE)),  # type: ignore[attr-defined]
+        )
+    ):
+        nets[HOUSE_PARTY if kind == HOUSE else names[user_id]] += amount
+    return dict(sorted(nets.items()))
+
+
+def settle_up(s: Session, since: datetime, until: datetime | None = None) -> dict[str, Any]:
+    """The period's results and the fewest payments that square them (settle.py)."""
+    nets = results(s, since, until)
+    return {
+        "since": since.isoformat(timespec="seconds"),
+        "until": until.isoformat(timespec="seconds") if until else None,
+        "results": nets,
+        "payments": [p._asdict() for p in settle(nets)],
+    }

@@ -1,0 +1,161 @@
+"""The path from the admin CLI to a running server: notices in the shared database.
+
+Why the database: the CLI already writes there, a notice commits in the same transaction as
+the change it announces (the server never sees one without the other), nothing listens on
+a port, and no secret has to be shared. The cost is a poll: one indexed query every
+`POLL_SECONDS` in one background task of the serving process.
+
+- Each serving process keeps a `ServerBeat` row fresh (every `BEAT_SECONDS`); the CLI
+  treats a beat younger than `ALIVE_SECONDS` as a running server.
+- With a server running, the CLI writes a `Notice` (kind + data) next to its change and
+  waits up to `ANSWER_SECONDS` for the server's `result`. Without one it posts nothing: the
+  next start reads everything fresh from the database (and recovers closed tables itself).
+- The server takes a notice by setting `done` with a conditional update (`WHERE done IS
+  NULL`), applies it to its live state (app/admin/live.py) and writes the `result`. A CLI
+  that got no answer and sees the server gone may take the notice the same way and do the
+  work itself (closing a table): whoever takes a notice first does it, exactly once.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import time
+from collections.abc import Callable
+from datetime import timedelta
+from typing import Any
+
+from flask import Flask
+from sqlalchemy import update
+from sqlmodel import Session, select
+
+from app.extensions import socketio
+from app.models import Database, Notice, ServerBeat, utcnow
+from app.models.db import EXTENSION as DB
+
+log = logging.getLogger(__name__)
+
+POLL_SECONDS = 0.1
+BEAT_SECONDS = 1.0
+ALIVE_SECONDS = 5.0
+ANSWER_SECONDS = 15.0
+EXTENSION = "svara.notices"
+
+Handler = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+# --- the CLI's side ---------------------------------------------------------------------
+def server_running(s: Session) -> bool:
+    """A serving process has beaten within ALIVE_SECONDS."""
+    fresh = utcnow() - timedelta(seconds=ALIVE_SECONDS)
+    return s.exec(select(ServerBeat.id).where(ServerBeat.seen >= fresh)).first() is not None
+
+
+def post(s: Session, kind: str, **data: Any) -> int | None:
+    """Announce a change to a running server, in the caller's transaction; the notice's id,
+    or None when no server runs (there is nobody to tell)."""
+    if not server_running(s):
+        return None
+    notice = Notice(kind=kind, data=data)
+    s.add(notice)
+    s.flush()
+    return notice.id
+
+
+def take(s: Session, notice_id: int) -> bool:
+    """Claim a notice for handling; False when someone (server or CLI) already has."""
+    result = s.execute(
+        update(Notice)
+        .where(Notice.id == notice_id, Notice.done.is_(None))  # type: ignore[union-attr]
+        .values(done=utcnow())
+        .execution_options(synchronize_session=False)
+    )
+    return result.rowcount == 1
+
+
+def answer(db: Database, notice_id: int, timeout: float = ANSWER_SECONDS) -> dict[str, Any] | None:
+    """The server's result for a notice, waiting for it; None if it did not come in time
+    and the notice is now the caller's (the server is gone and never took it)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        with db.session() as s:
+            notice = s.get(Notice, notice_id)
+            assert notice is not None
+            if notice.result is not None:
+                return notice.result
+            if time.monotonic() > deadline:
+                if not server_running(s) and take(s, notice_id):
+                    return None
+                return {"ok": False, "error": "the server has not answered (yet)"}
+        time.sleep(POLL_SECONDS)
+
+
+# --- the server's side ------------------------------------------------------------------
+class Poller:
+    """The serving process's one task that beats and applies the notices as they come."""
+
+    def __init__(self, app: Flask, handlers: dict[str, Handler]):
+        self.app = app
+        self.db: Database = app.extensions[DB]
+        self.handlers = handlers
+        self.beat_id: int | None = None
+        self._next_beat = 0.0
+
+    def start(self) -> None:
+        """Beat at once, drop what a previous server left unanswered, then poll."""
+        with self.db.session() as s:
+            stale = utcnow() - timedelta(seconds=ALIVE_SECONDS)
+            for old in s.exec(select(ServerBeat).where(ServerBeat.seen < stale)).all():
+                s.delete(old)
+            beat = ServerBeat(pid=os.getpid(), host=socket.gethostname())
+            s.add(beat)
+            s.flush()
+            self.beat_id = beat.id
+            for notice in s.exec(select(Notice).where(Notice.done.is_(None))).all():  # type: ignore[union-attr]
+                notice.done = utcnow()
+                notice.result = {"ok": False, "error": "posted before the server restarted"}
+                s.add(notice)
+        self._next_beat = time.monotonic() + BEAT_SECONDS
+        socketio.start_background_task(self._run)
+
+    def _run(self) -> None:
+        with self.app.app_context():
+            while True:
+                try:
+                    self.poll()
+                except Exception:  # a broken notice or a busy database must not stop the task
+                    log.exception("admin notices: poll failed")
+                socketio.sleep(POLL_SECONDS)
+
+    def poll(self) -> None:
+        """Beat when due, then apply every new notice in order."""
+        if time.monotonic() >= self._next_beat:
+            with self.db.session() as s:
+                s.execute(
+                    update(ServerBeat).where(ServerBeat.id == self.beat_id).values(seen=utcnow())
+                )
+            self._next_beat = time.monotonic() + BEAT_SECONDS
+        with self.db.session() as s:
+            pending = s.exec(
+                select(Notice.id, Notice.kind, Notice.data)
+                .where(Notice.done.is_(None))  # type: ignore[union-attr]
+                .order_by(Notice.id)
+            ).all()
+        for notice_id, kind, data in pending:
+            with self.db.session() as s:
+                if not take(s, notice_id):
+                    continue
+            result = self.apply(kind, data)
+            with self.db.session() as s:
+                s.execute(update(Notice).where(Notice.id == notice_id).values(result=result))
+
+    def apply(self, kind: str, data: dict[str, Any]) -> dict[str, Any]:
+        handler = self.handlers.get(kind)
+        if handler is None:
+            return {"ok": False, "error": f"unknown notice {kind!r}"}
+        try:
+            return {"ok": True, **handler(data)}
+        except Exception as failure:
+            log.exception("admin notice %s %s failed", kind, data)
+            return {"ok": False, "error": str(failure)}

@@ -1,0 +1,110 @@
+"""The friends' settle-up: who pays whom so that every net result is squared in the FEWEST
+transfers.
+
+With n parties of non-zero net, n − 1 transfers always suffice (settle a chain). Fewer are
+possible exactly when the parties split into groups that each sum to zero: a group of m
+settles in m − 1, so the minimum is n − k for the largest number k of zero-sum groups a
+partition can have. Finding k is NP-hard in general (it contains subset-sum), so:
+
+- up to `EXACT_LIMIT` parties, an exact dynamic programme over subsets (O(2ⁿ·n)) finds a
+  partition with the most zero-sum groups; each group is then settled in m − 1 transfers;
+- above it, a greedy settlement: exact opposite pairs first (one transfer squares two
+  parties), then the largest debtor pays the largest creditor. Every transfer squares at
+  least one party, so it never needs more than n − 1, but it may miss a better grouping.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import NamedTuple
+
+EXACT_LIMIT = 15
+
+
+class Payment(NamedTuple):
+    """`payer` gives `amount` to `payee`."""
+
+    payer: str
+    payee: str
+    amount: int
+
+
+def settle(nets: Mapping[str, int]) -> list[Payment]:
+    """Transfers that bring every net to zero; the fewest possible up to EXACT_LIMIT parties.
+
+    `nets` must sum to zero (what some won, others lost); ValueError otherwise.
+    """
+    if sum(nets.values()) != 0:
+        raise ValueError(f"the results sum to {sum(nets.values())}, not 0")
+    parties = sorted(name for name, net in nets.items() if net)
+    if len(parties) > EXACT_LIMIT:
+        return _greedy({p: nets[p] for p in parties}, pairs_first=True)
+    payments: list[Payment] = []
+    for group in zero_sum_groups([nets[p] for p in parties]):
+        payments += _greedy({parties[i]: nets[parties[i]] for i in group}, pairs_first=False)
+    return payments
+
+
+def zero_sum_groups(amounts: Sequence[int]) -> list[list[int]]:
+    """A partition of the indices of `amounts` (summing to 0) into the most zero-sum groups.
+
+    best[mask] is the most zero-sum groups that the members of `mask` can be cut into when
+    they are taken in some order and a group closes each time the running sum is zero; it
+    is best[mask − i] for the best last member i, plus one if `mask` itself sums to zero.
+    """
+    n = len(amounts)
+    full = (1 << n) - 1
+    total = [0] * (1 << n)
+    best = [0] * (1 << n)
+    last = [0] * (1 << n)
+    for mask in range(1, full + 1):
+        low = (mask & -mask).bit_length() - 1
+        total[mask] = total[mask & (mask - 1)] + amounts[low]
+        closes = 1 if total[mask] == 0 else 0
+        best[mask] = -1
+        rest = mask
+        while rest:
+            bit = rest & -rest
+            rest ^= bit
+            if best[mask ^ bit] + closes > best[mask]:
+                best[mask], last[mask] = best[mask ^ bit] + closes, bit
+    groups: list[list[int]] = []
+    mask, current = full, []
+    while mask:
+        if total[mask] == 0 and current:
+            groups.append(current)
+            current = []
+        bit = last[mask]
+        current.append(bit.bit_length() - 1)
+        mask ^= bit
+    if current:
+        groups.append(current)
+    return [sorted(g) for g in reversed(groups)]
+
+
+def _greedy(nets: Mapping[str, int], *, pairs_first: bool) -> list[Payment]:
+    """The largest debtor pays the largest creditor until all are square (each payment
+    squares at least one of the two); optionally exact opposite pairs first."""
+    owed = dict(nets)
+    payments: list[Payment] = []
+    if pairs_first:
+        creditors: dict[int, list[str]] = {}
+        for name, net in sorted(owed.items()):
+            if net > 0:
+                creditors.setdefault(net, []).append(name)
+        for name, net in sorted(owed.items()):
+            if net < 0 and creditors.get(-net):
+                payee = creditors[-net].pop()
+                payments.append(Payment(name, payee, -net))
+                owed[name] = owed[payee] = 0
+    while True:
+        debtors = sorted((net, name) for name, net in owed.items() if net < 0)
+        creditors_now = sorted(((-net, name) for name, net in owed.items() if net > 0))
+        if not debtors:
+            return payments
+        debt, payer = debtors[0]
+        credit, payee = creditors_now[0]
+        amount = min(-debt, -credit)
+        payments.append(Payment(payer, payee, amount))
+        owed[payer] += amount
+        owed[payee] -= amount
