@@ -136,7 +136,8 @@ def move(
             raise LedgerError(
                 f"{kind}: account {leg.account.id} ({leg.account.kind}) cannot pay {-leg.amount}"
             )
-        s.expire(leg.account, ["balance"])
+        if leg.account in s:  # the attribute is stale now; read it again when asked
+            s.expire(leg.account, ["balance"])
         row = LedgerEntry(
             account_id=leg.account.id,
             amount=leg.amount,

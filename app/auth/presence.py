@@ -83,10 +83,6 @@ class Presence:
         with self._lock:
             return self._sid_of.get(user_id)
 
-    def online(self) -> list[Player]:
-        with self._lock:
-            return [self._player_of[sid] for sid in self._sid_of.values()]
-
 
 def get_presence() -> Presence:
     return current_app.extensions[EXTENSION]

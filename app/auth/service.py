@@ -14,7 +14,7 @@ from typing import Any, ParamSpec
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from flask import current_app, g, redirect, request, session, url_for
+from flask import g, redirect, request, session, url_for
 from sqlalchemy import func
 from sqlmodel import Session, select
 
@@ -137,7 +137,3 @@ def login_required(view: Callable[P, Any]) -> Callable[P, Any]:
         return view(*args, **kwargs)
 
     return wrapped
-
-
-def name_max_length() -> int:
-    return int(current_app.config["NAME_MAX_LENGTH"])

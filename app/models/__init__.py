@@ -1,13 +1,12 @@
 """The stored data (SQLModel). Importing this package registers every table on
 `SQLModel.metadata`, which Alembic (app/migrations) compares against."""
 
-from .accounts import ACCOUNT_KINDS, HOUSE, POT, STACK, USER, Account, LedgerEntry, User
+from .accounts import HOUSE, POT, STACK, USER, Account, LedgerEntry, User
 from .db import Database, get_db, utcnow
 from .notices import Notice, ServerBeat
 from .tables import (
     CANCELLED,
     FINISHED,
-    HAND_STATUSES,
     PLAYING,
     CustomVariant,
     HandRecord,
@@ -15,10 +14,8 @@ from .tables import (
 )
 
 __all__ = [
-    "ACCOUNT_KINDS",
     "CANCELLED",
     "FINISHED",
-    "HAND_STATUSES",
     "HOUSE",
     "PLAYING",
     "POT",

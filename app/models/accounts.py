@@ -17,7 +17,6 @@ USER = "user"
 HOUSE = "house"
 POT = "pot"
 STACK = "stack"
-ACCOUNT_KINDS = (USER, HOUSE, POT, STACK)
 
 
 class User(SQLModel, table=True):

@@ -14,7 +14,6 @@ from .db import utcnow
 PLAYING = "playing"
 FINISHED = "finished"
 CANCELLED = "cancelled"
-HAND_STATUSES = (PLAYING, FINISHED, CANCELLED)
 
 
 class CustomVariant(SQLModel, table=True):
