@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from flask import Flask
 
-from app import create_app
+from app import create_app, protocol
 from app.auth.presence import Player, get_presence
 from app.auth.service import create_user
 from app.extensions import socketio
@@ -106,3 +106,27 @@ def test_runtime_seams_presence_hooks_and_lobby_publish(tmp_path: Path) -> None:
 def get_lobby_of(app: Flask) -> Any:
     with app.app_context():
         return get_lobby()
+
+
+def test_a_handler_that_fails_answers_internal_error(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A bug in a handler still gets the sender an `error` (and is logged), instead of a
+    client waiting forever for its ack."""
+    app = make_app(tmp_path, WTF_CSRF_ENABLED=False)
+    with app.app_context(), get_db().session() as s:
+        create_user(s, "anna", "password-1")
+
+    def broken(player: Player, payload: dict[str, Any]) -> None:
+        raise RuntimeError(f"bug for {player.name}")
+
+    protocol.on("test:broken", broken)
+    http = app.test_client()
+    http.post("/login", data={"name": "anna", "password": "password-1"})
+    client = socketio.test_client(app, flask_test_client=http)
+    ack = client.emit("test:broken", {}, callback=True)
+    assert ack == {"ok": False, "error": "internal error"}
+    errors = [m["args"][0] for m in client.get_received() if m["name"] == "error"]
+    assert errors == [{"event": "test:broken", "reason": "internal error"}]
+    assert "bug for anna" in caplog.text
+    client.disconnect()
