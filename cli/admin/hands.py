@@ -9,7 +9,8 @@ import click
 
 from app.admin import hands as service
 
-from . import Admin, admin, admin_command
+from . import admin
+from .base import Admin, admin_command
 
 
 @admin.group()

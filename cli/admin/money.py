@@ -10,7 +10,8 @@ import click
 from app.admin import money as service
 from app.admin import notices
 
-from . import Admin, admin, admin_command, indent, table
+from . import admin
+from .base import Admin, admin_command, indent, table
 
 DATE = click.DateTime(["%Y-%m-%d", "%Y-%m-%dT%H:%M", "%Y-%m-%dT%H:%M:%S"])
 

@@ -10,7 +10,8 @@ from app.admin.users import get_user
 from app.admin.variants import parse_sets
 from cli.rules import fail
 
-from . import Admin, admin, admin_command
+from . import admin
+from .base import Admin, admin_command
 
 COLUMNS = ["id", "name", "variant", "ante", "seats", "bots", "private", "closed", "hands"]
 

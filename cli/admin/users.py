@@ -7,7 +7,8 @@ import click
 from app.admin import notices
 from app.admin import users as service
 
-from . import Admin, admin, admin_command
+from . import admin
+from .base import Admin, admin_command
 
 
 @admin.group()

@@ -6,7 +6,8 @@ import click
 
 from app.admin import variants as service
 
-from . import Admin, admin, admin_command
+from . import admin
+from .base import Admin, admin_command
 
 
 @admin.group()
