@@ -11,9 +11,8 @@ from click.testing import CliRunner
 
 from app.engine import games
 from app.engine.bots import Bot, ClassicBot, RandomBot, classic_strength, concrete
-from app.engine.hand import Action, Legal, Seat
-from app.engine.scoring import SCORERS
-from app.engine.simulate import play_hand, seeded_deals, simulate
+from app.engine.hand import Action, Legal
+from app.engine.simulate import session, simulate
 from app.engine.variants import get_variant
 from cli.main import svara
 
@@ -60,25 +59,13 @@ def test_classic_strength_orders_hands() -> None:
 
 
 def play_table(bots: dict[str, Bot], hands: int, seed: int) -> tuple[dict[str, int], Counter]:
-    """A classic table with the given bots; stakes reset each hand so that results add."""
-    rng = random.Random(seed)
-    names = list(bots)
-    winnings = dict.fromkeys(names, 0)
+    """A classic session: what each seat won over the hands, and the events seen."""
+    winnings = dict.fromkeys(bots, 0)
     kinds: Counter = Counter()
-    dealer = names[0]
-    for h in range(hands):
-        seats = [Seat(n, 300) for n in names]
-        candidate = games.hand_class("classic").dark_candidate(CLASSIC, seats, dealer)
-        dark = candidate if candidate and bots[candidate].wants_dark() else None
-        cls = games.hand_class("classic")
-        hand = cls(
-            CLASSIC, seats, dealer, seeded_deals(SCORERS["classic"].deck, f"{seed}:{h}"), dark
-        )
-        play_hand(hand, bots, rng)
-        for n in names:
-            winnings[n] += hand.result().balances[n] - 300
-        kinds.update(e.kind for e in hand.events)
-        dealer = hand.next_dealer or dealer
+    for played in session(CLASSIC, bots, hands, seed, random.Random(seed)):
+        for name, balance in played.hand.result().balances.items():
+            winnings[name] += balance - played.start[name]
+        kinds.update(e.kind for e in played.hand.events)
     return winnings, kinds
 
 
