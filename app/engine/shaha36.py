@@ -280,7 +280,7 @@ class Shaha36Hand(Hand):
     def act(self, action: Action) -> list[Event]:
         apply = self._validate(action)
         start = len(self.events)
-        if action.do == "look":  # draws no deal: it cannot fail once validated
+        if not self._may_deal(action):  # nothing can fail once validated
             apply()
             return self.events[start:]
         saved = self._save()
@@ -290,6 +290,19 @@ class Shaha36Hand(Hand):
             self._restore(saved)
             raise
         return self.events[start:]
+
+    def _may_deal(self, a: Action) -> bool:
+        """Whether `a` may lead to a Svara deal, the one step a deal source can refuse: only
+        what can end the betting (no one left to act, or a short all-in), the showdown, a
+        cook, or the last buy-in answer. Bets, raises and looks never do."""
+        phase, p = self.phase, a.player
+        if phase == BETTING:
+            if a.do in ("look", "bet", "raise"):
+                return False
+            return not self.pending - {p} or self.stack[p] <= self.level - self.paid[p]
+        if phase == TIE:
+            return a.do == "cook"
+        return phase == SHOWDOWN or len(self.offers) == 1
 
     def _save(self) -> tuple[dict[str, Any], tuple[int, ...]]:
         """The state one container deep (the containers hold immutable values) and the
