@@ -400,9 +400,7 @@ class Shaha36Hand(Hand):
 
     def _why_not(self, p: str, do: str) -> str:
         """Why the awaited player `p` may not `do` now (the checks of `_options`, in words)."""
-        phase, owe = self.phase, 0
-        if phase == BETTING:
-            owe = self.level - self.paid[p]
+        if self.phase == BETTING:
             if self.dark_circle:
                 if do == "dark" and self.turned[p]:
                     return f"{p} has looked: raise ×2 to un-darken the circle, or fold (S-4.3)"
@@ -411,7 +409,7 @@ class Shaha36Hand(Hand):
                 expected = ", ".join(o.do for o in self._options(p))
                 return f"in the dark circle each player bets ×2 or folds (S-4.2): {expected}"
             if do == "check":
-                return f"{p} cannot check: {owe} to call (S-3.1)"
+                return f"{p} cannot check: {self.level - self.paid[p]} to call (S-3.1)"
             if do == "call":
                 return "nothing to call: check or bet (S-3.1)"
             if do in ("bet", "raise", "dark") and self._capped():
