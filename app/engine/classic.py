@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from math import ceil
-from typing import Any
+from typing import Any, ClassVar
 
 from .cards import Card
 from .hand import (
@@ -87,6 +87,12 @@ class ClassicHand(Hand):
     """A `classic` hand from the ante to the award, through any number of Svaras."""
 
     game = "classic"
+    # The attributes that hold a list, dict or set (a test keeps this complete).
+    CONTAINERS: ClassVar[tuple[str, ...]] = (
+        "events", "transfers", "deals", "balance", "paid", "state", "seat_of", "winners",
+        "timed_out", "cards", "active", "answered", "links", "seen", "shown", "voters",
+        "pending", "joined",
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -393,9 +399,10 @@ class ClassicHand(Hand):
     def _snapshot(self) -> dict[str, Any]:
         """A copy of the state, one container deep (every container holds immutable
         values), so that a deal source failing part-way leaves the hand untouched."""
-        return {
-            k: v.copy() if isinstance(v, list | dict | set) else v for k, v in self.__dict__.items()
-        }
+        state = self.__dict__.copy()
+        for name in self.CONTAINERS:
+            state[name] = state[name].copy()
+        return state
 
     def _apply(self, action: Action) -> None:
         p, do = action.player, action.do
