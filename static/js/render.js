@@ -5,9 +5,9 @@
 //         skipping, mic, speaking} | null], queue, me, view (the engine's view of `me`, or
 //         null between hands), between: [{do, price}] (table-level choices), deadlines:
 //         {name: {at, total}} (client ms)}
-// ctx:   {t, lang, settings, now, fresh (Set of names just dealt), turned (Set of card
-//         indices the viewer has tapped, shaha36), score (cards → {points, absolute, label}
-//         | null), draft ({key: amount} typed raise amounts), banner}
+// ctx:   {t, lang, settings, now, fresh (Set of names just dealt), upBefore (how many of
+//         the viewer's cards were face up before: the rest turn over), score (cards →
+//         {points, absolute, label} | null), draft ({key: amount} typed raise amounts), banner}
 
 import { cardHtml } from "./cards.js";
 
@@ -20,7 +20,7 @@ export const money = (n) => `${Number(n).toLocaleString("ru-RU")} ₽`;
 export const DECISIONS = new Set([
   "pass", "bet", "fold", "open", "lock", "look", "give_on", "propose", "agree", "refuse",
   "join", "skip", "dark_on", "dark_off", "check", "call", "raise", "dark", "show", "muck",
-  "cook", "split", "blind", "timeout",
+  "cook", "split", "blind", "timeout", "vote",
 ]);
 
 /** Actions answered in a dialog rather than the action bar. */
@@ -43,7 +43,7 @@ export function seatPositions(n) {
     const a = Math.PI / 2 + (2 * Math.PI * i) / n; // clockwise on screen from the bottom
     const x = 50 + 47 * Math.cos(a);
     const y = 50 + 44 * Math.sin(a);
-    out.push({ x: Math.min(86, Math.max(14, x)), y: Math.min(90, Math.max(9, y)) });
+    out.push({ x: Math.min(86, Math.max(14, x)), y: Math.min(90, Math.max(13, y)) });
   }
   return out;
 }
@@ -63,6 +63,7 @@ export function actionLabel(game, a, t) {
     if (a.do === "propose") return t(`classic.propose.${a.deal}`);
   }
   if (a.do === "timeout") return t("timeout");
+  if (a.do === "vote") return t(`${game}.${a.deal}`); // shaha36's tie vote (S-7.1)
   return t(`${game}.${a.do}`, { to: a.to });
 }
 
@@ -85,13 +86,53 @@ function awaiting(view) {
 
 /** The engine's public events that are players' decisions, oldest first. */
 export function decisions(view) {
-  return (view?.events || []).filter((e) => e.player && DECISIONS.has(e.kind));
+  return (view?.events || []).filter((e) => e.player && isDecision(view.game, e));
+}
+
+/** A player's choice, not something the table did for him: a hand opening by itself at the
+ * showdown (S-6.2) or svara32's showdown, which has no «Показать» (B-3.2), is not one. */
+function isDecision(game, e) {
+  return DECISIONS.has(e.kind) && !e.by_itself && !(game === "svara32" && e.kind === "show");
+}
+
+/** What a hand shown at showdown is worth: the view's own (shaha36) or the showdown event's
+ * (classic); labels such as «старшие трынки» as the engine names them (S-2.7). */
+function showdownScore(view, p, t) {
+  let points = p.points;
+  const label = p.label;
+  if (points === undefined) {
+    if (!p.cards) return "";
+    const ev = [...(view?.events || [])]
+      .reverse()
+      .find((e) => (e.kind === "showdown" && e.hands?.[p.name]) || (e.kind === "show" && e.player === p.name && "points" in e));
+    if (!ev) return "";
+    points = ev.kind === "show" ? ev.points : ev.hands[p.name].points;
+  }
+  if (points === undefined) return "";
+  const shown = points === null ? t("absolute") : String(points).replace(".", ",");
+  return label ? `${shown} · ${label}` : shown;
+}
+
+/** Who took money in an award, split or win event, and how much: classic and svara32 name
+ * one player, shaha36 gives `amounts` by name. */
+export function payees(e) {
+  if (e.amounts) return Object.entries(e.amounts);
+  if (e.players && e.kind === "split") return e.players.map((name) => [name, null]);
+  return e.player ? [[e.player, e.amount ?? null]] : [];
+}
+
+/** A decision as the log shows it: the variant's word, the level it went to where the word
+ * does not say it (shaha36, svara32), and what it cost. */
+function decisionText(game, e, t) {
+  let label = actionLabel(game, { do: e.kind, to: e.to, deal: e.deal }, t);
+  if (e.to != null && game !== "classic" && !label.endsWith(` ${e.to}`)) label += ` ${e.to}`;
+  return `${e.player}: ${label}${priceSuffix({ price: e.amount }, label)}`;
 }
 
 function eventText(game, e, t) {
-  if (DECISIONS.has(e.kind)) {
-    const label = actionLabel(game, { do: e.kind, to: e.to, deal: e.deal }, t);
-    return `${e.player}: ${label}${priceSuffix({ price: e.amount }, label)}`;
+  if (isDecision(game, e)) return decisionText(game, e, t);
+  if (e.kind === "award" || e.kind === "win") {
+    return payees(e).map(([name, amount]) => t("ev.award", { player: name, amount })).join(", ");
   }
   const key = `ev.${e.kind}`;
   const text = t(key, { player: e.player, amount: e.amount ?? e.pot ?? "" });
@@ -120,6 +161,7 @@ function seatHtml(seat, pos, k, state, ctx, players, last) {
   const mine = seat.name === me;
   const turn = awaiting(view).has(seat.name) || (!view && deadlines?.[seat.name]);
   const classes = ["seat", `pos-${k}`];
+  if (pos.y < 30) classes.push("top"); // its bubble goes below: nothing above the felt
   if (mine) classes.push("me");
   if (turn) classes.push("turn");
   if (p) classes.push(`state-${p.state}`);
@@ -130,13 +172,15 @@ function seatHtml(seat, pos, k, state, ctx, players, last) {
   if (p?.dark) marks.push(`<span class="mark dark" title="${t("dark_title")}">${t("dark_mark")}</span>`);
   if (p?.looked && view?.game === "shaha36") marks.push(`<span class="mark looked">${t("looked")}</span>`);
   if (p?.all_in) marks.push(`<span class="mark allin">${t("all_in")}</span>`);
+  const shownScore = p && showdownScore(view, p, t);
+  if (shownScore) marks.push(`<span class="mark points">${esc(shownScore)}</span>`);
   if (seat.mic === false) marks.push('<span class="mark muted" title="mic off">🔇</span>');
   if (!view && seat.ready) marks.push(`<span class="mark ready">${t("ready")}</span>`);
   if (!view && seat.skipping) marks.push(`<span class="mark skip">${t("skipping")}</span>`);
   const money_ = p ? p.balance : seat.balance;
   let cards = "";
-  if (p && !mine && p.state !== "folded" && p.state !== "out") {
-    const shown = p.cards || [null, null, null];
+  if (p && !mine && p.state !== "folded" && p.state !== "out" && p.state !== "mucked") {
+    const shown = threeCards(p);
     const fresh = ctx.fresh?.has(seat.name);
     cards = `<div class="seat-cards">${shown
       .map((c, i) => cardHtml(c, { extra: fresh ? "dealt" : "", delay: fresh ? 120 * i + 40 * k : 0, index: i, lang: ctx.lang }))
@@ -175,29 +219,38 @@ export function renderFelt(state, ctx) {
     `</div>`;
   const queue = state.queue ? `<div class="queue">${t("queue", { n: state.queue })}</div>` : "";
   const banner = ctx.banner ? `<div class="banner ${ctx.banner.kind}" role="status">${esc(ctx.banner.text)}</div>` : "";
-  return `<div class="oval game-${esc(table.game)}"><div class="felt-inner">${centre}</div></div>${seatHtmls}${banner}${queue}`;
+  const kind = table.game ? t(`game.${table.game}`) : "";
+  const caption = `<p class="caption" aria-hidden="true"><b>${esc(table.name)}</b><br>${esc(kind)}</p>`;
+  return `<div class="oval game-${esc(table.game)}"><div class="felt-inner">${centre}</div></div>${seatHtmls}${banner}${queue}${caption}`;
 }
 
-/** The viewer's own three cards, large, with the automatic count (C-3.9) when enabled. */
+/** Three places for a player's cards: the ones the view gives (shaha36 gives the turned
+ * ones only, S-1.3), face down for the rest. */
+export function threeCards(p) {
+  return [0, 1, 2].map((i) => p?.cards?.[i] ?? null);
+}
+
+/** The viewer's own three cards, large, with the automatic count (C-3.9) when enabled.
+ * In shaha36 and svara32 a face-down card is tapped to look (S-1.3, B-4.3). */
 export function renderHand(state, ctx) {
   const { view, me } = state;
   const p = playersByName(view).get(me);
   if (!p || p.state === "out") return "";
   const game = view.game;
   const lookLegal = (view.legal || []).some((a) => a.do === "look");
-  const tapToLook = game === "shaha36" && p.state !== "folded";
+  const tapToLook = (game === "shaha36" || game === "svara32") && lookLegal && p.state !== "folded";
   const fresh = ctx.fresh?.has(me);
-  const cards = (p.cards || [null, null, null]).map((c, i) => {
-    const faceUp = c && (game !== "shaha36" || ctx.turned?.has(i));
-    const tappable = tapToLook && !faceUp && (c || lookLegal);
-    const extra = [fresh ? "dealt" : "", tappable ? "tap" : "", faceUp && game === "shaha36" ? "flip" : ""].join(" ");
-    const html = cardHtml(faceUp ? c : null, { extra, delay: fresh ? 150 * i : 0, index: i, lang: ctx.lang });
-    return tappable ? html.replace('class="card', `role="button" tabindex="0" title="${ctx.t("shaha36.look")}" class="card`) : html;
+  const cards = threeCards(p).map((c, i) => {
+    const tappable = tapToLook && !c;
+    const flip = c && i >= (ctx.upBefore ?? 3);
+    const extra = [fresh ? "dealt" : "", tappable ? "tap" : "", flip ? "flip" : ""].join(" ");
+    const html = cardHtml(c, { extra, delay: fresh ? 150 * i : 0, index: i, lang: ctx.lang });
+    return tappable ? html.replace('class="card', `role="button" tabindex="0" title="${ctx.t(`${game}.look`)}" class="card`) : html;
   });
   let count = "";
-  const all = p.cards && p.cards.every(Boolean) && (game !== "shaha36" || [0, 1, 2].every((i) => ctx.turned?.has(i)));
-  if (ctx.settings.autoCount && all && ctx.score) {
-    const s = ctx.score(p.cards);
+  const known = threeCards(p);
+  if (ctx.settings.autoCount && known.every(Boolean) && ctx.score) {
+    const s = ctx.score(known);
     if (s) {
       const pts = s.absolute ? ctx.t("absolute") : String(s.points).replace(".", ",");
       count = `<div class="count" data-count>${esc(pts)}${s.label && !s.absolute ? ` · ${esc(s.label)}` : ""}</div>`;
@@ -253,6 +306,7 @@ export function renderActions(state, ctx) {
   }
   const game = view.game;
   const inDialog = DIALOG_DO[game] || new Set();
+  // shaha36 turns cards by tapping them (S-1.3); it has no look button.
   const legal = view.legal.filter((a) => !inDialog.has(a.do) && !(game === "shaha36" && a.do === "look"));
   legal.sort((a, b) => BAR_ORDER.indexOf(a.do) - BAR_ORDER.indexOf(b.do) || (a.to ?? 0) - (b.to ?? 0));
   const fixed = legal.filter((a) => a.to != null || a.min_to == null || a.min_to === a.max_to);
@@ -316,7 +370,10 @@ export function bannerFor(event, t, game) {
   if (event.kind === "split" || (event.kind === "agree" && event.deal === "split")) return { kind: "split", text: t("banner_split") };
   // Only classic's look compares two hands in front of everyone (C-4.11); the others are private.
   if (game === "classic" && (event.kind === "look" || event.kind === "look_result")) return { kind: "look", text: t("banner_look") };
-  if (event.kind === "win" || event.kind === "award") return { kind: "win", text: t("banner_win", { name: event.player, amount: event.amount ?? "" }) };
+  if (event.kind === "win" || event.kind === "award") {
+    const [[name, amount] = ["", ""]] = payees(event);
+    return { kind: "win", text: t("banner_win", { name, amount: amount ?? "" }) };
+  }
   return null;
 }
 

@@ -2,7 +2,7 @@
 // pure renderers of render.js, turns taps into Socket.IO events (docs/protocol.md, «Table»)
 // and adds what is not state: chips flying, cards dealt one by one, sounds, banners.
 
-import { bannerFor, renderTable } from "./render.js";
+import { bannerFor, payees, renderTable } from "./render.js";
 import { loadScorer } from "./count.js";
 import { translator } from "./i18n.js";
 import { connect } from "./net.js";
@@ -21,13 +21,13 @@ document.documentElement.classList.toggle("four-colour", settings.fourColour);
 const regions = { felt: $("#felt"), hand: $("#hand"), actions: $("#actions"), dialog: $("#dialog"), history: $("#history-list") };
 const drawn = {};
 
-const local = { fresh: new Set(), turned: new Set(), draft: {}, banner: null, score: null, lookedHere: false };
+const local = { fresh: new Set(), upBefore: 3, draft: {}, banner: null, score: null };
 let state = { table: { id: tableId, name: page.name || "", game: page.game || "classic", seats: 0 }, seats: [], queue: 0, me: null, view: null, between: [], deadlines: {} };
 let bannerTimer = 0;
 let clockSkew = 0; // server time − client time, in ms
 
 function ctx() {
-  return { t, lang: settings.lang, settings, now: Date.now(), fresh: local.fresh, turned: local.turned, score: local.score, draft: local.draft, banner: local.banner };
+  return { t, lang: settings.lang, settings, now: Date.now(), fresh: local.fresh, upBefore: local.upBefore, score: local.score, draft: local.draft, banner: local.banner };
 }
 
 /** Write each region only when its HTML changed, so running animations are not restarted. */
@@ -45,8 +45,6 @@ function draw() {
   const { game, variant } = state.table;
   const kind = game ? t(`game.${game}`) + (variant && variant !== game ? ` · ${variant}` : "") : "";
   $("#table-game").textContent = kind;
-  $("#caption-name").textContent = state.table.name || "";
-  $("#caption-game").textContent = kind;
   if (game) $("#rules-link").href = `/rules/${game}`;
   if (state.version != null) document.body.dataset.version = state.version;
 }
@@ -94,14 +92,10 @@ function effects(before, after, news) {
   for (const e of news) {
     if (e.kind === "deal") for (const name of e.players || []) local.fresh.add(name);
   }
-  if (!sameHand) {
-    local.turned = new Set();
-    local.lookedHere = false;
-  }
   if (local.fresh.size) play("deal", settings);
-  const mine = after.players.find((p) => p.name === state.me);
-  // Coming back to a hand already looked at (a reload): the cards are turned already.
-  if (mine?.cards && after.game === "shaha36" && !local.lookedHere) local.turned = new Set([0, 1, 2]);
+  // Cards of mine that were face up before this state: the others turn over now.
+  const up = (v) => (v?.players.find((p) => p.name === state.me)?.cards || []).filter(Boolean).length;
+  local.upBefore = sameHand && !local.fresh.has(state.me) ? up(before) : 3;
   for (const e of news) {
     const banner = bannerFor(e, t, after.game);
     if (banner) {
@@ -118,8 +112,9 @@ function effects(before, after, news) {
       if (paid > 0) flyChip(seatEl(p.name), pot, Math.min(4, 1 + Math.floor(paid / 20)));
     }
     for (const e of news) {
-      if (e.kind === "award") flyChip(pot, seatEl(e.player), 5);
-      if (e.kind === "split") for (const name of e.players || []) flyChip(pot, seatEl(name), 3);
+      if (["award", "win", "split"].includes(e.kind)) {
+        for (const [name] of payees(e)) flyChip(pot, seatEl(name), e.kind === "split" ? 3 : 5);
+      }
     }
   });
 }
@@ -194,7 +189,7 @@ document.addEventListener("click", (ev) => {
   if (!el) return;
   if (el.dataset.panel) return togglePanel(el.dataset.panel);
   if (el.dataset.close !== undefined) return togglePanel(null);
-  if (el.classList.contains("card")) return tapCard(Number(el.dataset.index));
+  if (el.classList.contains("card")) return tapCard();
   if (el.dataset.tableDo) return socket.emit(...tableAction(tableId, el.dataset.tableDo));
   if (el.classList.contains("mult")) return setAmount(el.closest(".amount"), Number(el.dataset.set));
   if (el.dataset.ranged) {
@@ -212,18 +207,13 @@ document.addEventListener("click", (ev) => {
 document.addEventListener("keydown", (ev) => {
   if ((ev.key === "Enter" || ev.key === " ") && ev.target.classList?.contains("tap")) {
     ev.preventDefault();
-    tapCard(Number(ev.target.dataset.index));
+    tapCard();
   }
 });
 
-/** shaha36 (S-1.3): a tap turns one card; the first turn is the look the server records. */
-function tapCard(i) {
-  const mine = state.view?.players.find((p) => p.name === state.me);
-  if (!mine) return;
-  local.turned.add(i);
-  local.lookedHere = true;
-  if (!mine.cards) act({ do: "look" });
-  draw();
+/** shaha36 (S-1.3), svara32 (B-4.3): tapping a face-down card of one's own is the look. */
+function tapCard() {
+  act({ do: "look" });
 }
 
 function setAmount(panel, value) {

@@ -126,6 +126,13 @@ class Player:
         self.page.goto(f"{self.base}/table/{table_id}")
         pw_expect(self.page.locator(".seat").first).to_be_visible()
 
+    def shot(self, folder: Path, name: str) -> Path:
+        """A screenshot named after what it shows and the viewport it was taken in."""
+        size = self.page.viewport_size or {"width": 0, "height": 0}
+        path = folder / f"{name}-{size['width']}x{size['height']}.png"
+        self.page.screenshot(path=str(path), animations="disabled")
+        return path
+
     # --- the table ----------------------------------------------------------------------
     def bar(self, label: str) -> Locator:
         """A button of the action bar or a dialog whose label is exactly `label`."""
@@ -183,6 +190,26 @@ class Table:
         self.players = players
         self.id = table_id
 
+    def seat_everyone(self) -> None:
+        """Each player opens the table and presses «Сесть за стол» (C-1.2, S-1.5)."""
+        for p in self.players:
+            p.open_table(self.id)
+            p.click("Сесть за стол")
+            pw_expect(p.page.locator(f'.seat[data-seat="{p.name}"]')).to_be_visible()
+
+    def start(self, ready: str = "Готов", dark: Player | None = None, dark_label: str = "") -> None:
+        """Everyone answers the gathering (`dark` plays dark instead); the hand starts when
+        all have answered (C-1.3's Decision) and everyone holds three cards."""
+        for p in self.players:
+            self.do(dark_label if p is dark else ready, p)
+        for p in self.players:
+            pw_expect(p.page.locator(".my-cards .card")).to_have_count(3)
+
+    def over(self, ready: str = "Готов") -> None:
+        """The hand is over: everyone is offered the next one."""
+        for p in self.players:
+            pw_expect(p.bar(ready)).to_have_count(1)
+
     def version(self) -> int:
         return int(self.players[0].page.locator("body").get_attribute("data-version") or -1)
 
@@ -207,6 +234,12 @@ class Table:
         who.click(label)
         self.sync(before)
         return who
+
+    def tap_card(self, who: Player) -> None:
+        """Turn one of one's face-down cards by tapping it (S-1.3, B-4.3)."""
+        before = self.version()
+        who.page.locator(".my-cards .card.tap").first.click()
+        self.sync(before)
 
     def first_of(self, labels: list[str]) -> tuple[Player, str]:
         """The first of `labels` that some player is offered now."""

@@ -14,33 +14,11 @@ from .conftest import Player, Table
 FINISH = ["Забился", "Вскрыться", "Дал 10", "Дал дальше", "Не входить", "Играть без темняшки"]
 
 
-def sit_and_ready(players: list[Player], table_id: int) -> Table:
-    table = Table(players, table_id)
-    for p in players:
-        p.open_table(table_id)
-        p.click("Сесть за стол")
-        expect(p.page.locator(f'.seat[data-seat="{p.name}"]')).to_be_visible()
-    start_hand(table)
-    return table
-
-
-def start_hand(table: Table) -> None:
-    """Everyone presses «Готов»; the hand starts when all have answered (C-1.3)."""
-    for p in table.players:
-        table.do("Готов", p)
-    for p in table.players:
-        expect(p.page.locator(".my-cards .card")).to_have_count(3)
-
-
-def hand_over(table: Table) -> None:
-    for p in table.players:
-        expect(p.bar("Готов")).to_have_count(1)
-
-
 def test_classic_look_cook_svara_split_reload(people: list[Player], artifacts: Path) -> None:
     anna, boris, _ = people
-    table_id = anna.new_table("Классика " + anna.name, "classic", 6)
-    table = sit_and_ready(people, table_id)
+    table = Table(people, anna.new_table("Классика " + anna.name, "classic", 6))
+    table.seat_everyone()
+    table.start()
     # Only the legal actions, with the seed's words: the first player may pass or bet.
     first, _ = table.first_of(["Дал 10"])
     assert set(first.labels()) == {"Упал", "Прошёл", "Дал 10", "Дал 20", "Дал 30"}
@@ -54,10 +32,10 @@ def test_classic_look_cook_svara_split_reload(people: list[Player], artifacts: P
     assert any(p.page.locator(".banner.look").count() for p in people)
     for p in people:
         expect(p.page.locator(".banner.look")).to_have_text("Смотрят карты")
-    anna.page.screenshot(path=str(artifacts / "classic-look-360x740.png"), animations="disabled")
+    anna.shot(artifacts, "classic-look")
     expect(looker.page.locator(".last3 li").last).to_contain_text("Смотреться")
     table.play_until("Готов", FINISH)
-    hand_over(table)
+    table.over()
     history = anna.page.locator("#history-list")
     anna.page.click('[data-panel="history-panel"]')
     expect(history.locator("li", has_text="Смотреться")).to_have_count(1)
@@ -65,7 +43,7 @@ def test_classic_look_cook_svara_split_reload(people: list[Player], artifacts: P
 
     # Hand 2: a bet, a fold, a call; the closing word proposes «Варить» (C-5.1), the other
     # agrees, the pot goes to a Svara (C-5.4) and the folded player buys in (C-7.3).
-    start_hand(table)
+    table.start()
     opener = table.do("Дал 10")
     folder = table.do("Упал")
     table.do("Дал 10")
@@ -77,7 +55,7 @@ def test_classic_look_cook_svara_split_reload(people: list[Player], artifacts: P
         expect(p.page.locator(".banner.svara")).to_have_text("СВАРА!")
     entry = folder.page.locator(".dialog.svara-entry")
     expect(entry).to_be_visible()
-    folder.page.screenshot(path=str(artifacts / "classic-svara-entry-360x740.png"))
+    folder.shot(artifacts, "classic-svara-entry")
     fee = int(entry.locator(".fee").inner_text().split()[1])
     assert fee == 25  # C-7.3: ceil(pot 50 / 2 cooking players)
     expect(folder.bar("Войти в свару").locator(".price")).to_have_text(" · 25 ₽")
@@ -96,11 +74,11 @@ def test_classic_look_cook_svara_split_reload(people: list[Player], artifacts: P
         table.do("Согласиться")
     for p in people:
         expect(p.page.locator(".banner.split")).to_have_text("Игроки поделили банк")
-    hand_over(table)
-    boris.page.screenshot(path=str(artifacts / "classic-split-1280x800.png"))
+    table.over()
+    boris.shot(artifacts, "classic-split")
 
     # Hand 3: a reload in the middle of the hand keeps the seat and the cards (C-8.1).
-    start_hand(table)
+    table.start()
     table.do("Дал 10")
     (waiting,) = [p for p in people if p.labels()]
     cards = waiting.page.locator(".my-cards .card").evaluate_all(
@@ -118,6 +96,6 @@ def test_classic_look_cook_svara_split_reload(people: list[Player], artifacts: P
     assert sorted(waiting.labels()) == labels
     table.do("Упал", waiting)
     table.play_until("Готов", ["Упал"])
-    hand_over(table)
+    table.over()
     for p in people:
         assert p.errors == [], p.errors
