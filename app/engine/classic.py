@@ -36,7 +36,7 @@ from .hand import (
     Transfer,
     register,
 )
-from .scoring import SCORERS
+from .scoring import SCORERS, Score
 from .variants import Variant
 
 BETTING, VOTE, SVARA_ENTRY, DARK_DECISION, FINISHED = (
@@ -67,9 +67,9 @@ PROPOSALS = (Legal("propose", deal="cook"), Legal("propose", deal="split"))
 _SCORE = SCORERS["classic"].table
 
 
-def _key(cards: Sequence[Card]) -> int:
+def _score(cards: Sequence[Card]) -> Score:
     a, b, c = cards
-    return _SCORE[a.bit | b.bit | c.bit].key
+    return _SCORE[a.bit | b.bit | c.bit]
 
 
 def describe(item: Action | Legal) -> str:
@@ -524,7 +524,7 @@ class ClassicHand(Hand):
             self.privilege = False
         if self.dark_waiting and p == self.dark_now:
             self.dark_waiting = False
-        mine, theirs = _key(self.cards[p]), _key(self.cards[target])
+        mine, theirs = _score(self.cards[p]).key, _score(self.cards[target]).key
         tie = mine == theirs
         loser = p if mine < theirs else target
         survivor = target if loser == p else p
@@ -620,14 +620,14 @@ class ClassicHand(Hand):
         """C-6.1, C-7.1: the single best hand takes the pot; a tie goes to a Svara."""
         players = self._in_seat_order(self.active)
         self.shown.update(players)
-        keys = {p: _key(self.cards[p]) for p in players}
+        keys = {p: _score(self.cards[p]).key for p in players}
         self._emit(
             "showdown",
             None,
             hands={
                 p: {
                     "cards": [str(c) for c in self.cards[p]],
-                    "points": _points(self.cards[p]),
+                    "points": _score(self.cards[p]).points,
                 }
                 for p in players
             },
@@ -758,6 +758,11 @@ class ClassicHand(Hand):
             }
             for p in self.names
         ]
+        if viewer in self.seat_of:  # C-3.9: the count of one's own hand, for him only
+            mine = players[self.seat_of[viewer]]
+            if mine["cards"] is not None:
+                score = _score(self.cards[viewer])
+                mine["points"], mine["absolute"] = score.points, score.absolute
         closing = None
         if self.phase in (BETTING, VOTE):
             closing = self.closer if self.level is not None else self._last_word()
@@ -798,8 +803,3 @@ class ClassicHand(Hand):
         if self.phase != FINISHED:
             raise RuleError(f"the hand is not over: waiting for {', '.join(self.awaiting())}")
         return HandResult(dict(self.balance), list(self.winners), 0, self.round)
-
-
-def _points(cards: Sequence[Card]) -> float | None:
-    a, b, c = cards
-    return _SCORE[a.bit | b.bit | c.bit].points

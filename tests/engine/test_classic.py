@@ -266,6 +266,20 @@ def test_a_look_shows_both_hands_to_its_two_players_only() -> None:
         ]
 
 
+def test_own_count_is_in_ones_own_view_only() -> None:
+    """C-3.9: the automatic count of one's own hand is shown to that player only (the
+    browser shows it when his setting asks for it); not to the dark player in the dark."""
+    hand = four("boris")
+    anna = hand.view("anna")["players"]
+    assert (anna[0]["points"], anna[0]["absolute"]) == (31, False)
+    assert all("points" not in p for p in anna[1:])
+    assert "points" not in hand.view("boris")["players"][1]
+    assert all("points" not in p for p in hand.view(None)["players"])
+    play(hand, "vera bet 30", "gleb bet 30", "anna bet 30", "boris bet 30")
+    boris = hand.view("boris")["players"][1]
+    assert (boris["points"], boris["absolute"]) == (None, True)
+
+
 def test_win_by_folds_keeps_the_winners_cards_hidden() -> None:
     """C-6.2: the last player wins at once and nobody sees his cards."""
     hand = four()
