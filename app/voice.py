@@ -472,3 +472,56 @@ def start(
         hub.attach(supervisor)
         supervisor.start()
     return hub
+
+
+#: The table's seat count if `name` is seated at `table`, else None (spectator, stranger).
+SeatsOf = Callable[[int, str], int | None]
+
+
+def register_events(
+    hub: VoiceHub, seats_of: SeatsOf, on: Callable[..., None] | None = None
+) -> None:
+    """Register the `voice:*` Socket.IO events (docs/protocol.md «Voice»).
+
+    `on` is `app.protocol.on` (checked connection and payload, handler gets the player);
+    each handler refuses anyone not seated at the table, and turns an SFU refusal or
+    outage into a `ProtocolError` (an `error` event and a failed ack).
+    """
+    from app import protocol
+
+    register = on or protocol.on
+    table = {"table": int}
+
+    def seated(run: Callable[[int, str, int, dict[str, Any]], Any]) -> Callable[..., Any]:
+        def handler(player: Any, payload: dict[str, Any]) -> Any:
+            seats = seats_of(payload["table"], player.name)
+            if seats is None:
+                raise protocol.ProtocolError("voice is for the players seated at the table")
+            try:
+                return run(payload["table"], player.name, seats, payload)
+            except (VoiceUnavailable, VoiceError) as exc:
+                raise protocol.ProtocolError(str(exc)) from exc
+
+        return handler
+
+    register(
+        "voice:join",
+        seated(lambda t, name, seats, p: {"ok": True, **hub.join(t, name, seats)}),
+        required=table,
+    )
+    register(
+        "voice:offer",
+        seated(lambda t, name, seats, p: {"ok": True, "sdp": hub.offer(t, name, p["sdp"])}),
+        required={**table, "sdp": str},
+    )
+    register(
+        "voice:mic",
+        seated(lambda t, name, seats, p: hub.set_mic(t, name, p["on"])),
+        required={**table, "on": bool},
+    )
+    register(
+        "voice:listen",
+        seated(lambda t, name, seats, p: hub.set_listen(t, name, p["on"])),
+        required={**table, "on": bool},
+    )
+    register("voice:leave", seated(lambda t, name, seats, p: hub.leave(t, name)), required=table)

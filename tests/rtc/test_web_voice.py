@@ -241,3 +241,57 @@ def test_supervisor_client_works_green_under_eventlet(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("green ok")
+
+
+class Seat:
+    """A player as app.protocol hands it to handlers (only the name matters here)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+def test_socket_events_are_for_seated_players_only(hub: tuple[VoiceHub, Inbox]) -> None:
+    """register_events: the voice:* handlers check the seat, then call the hub."""
+    from app.protocol import ProtocolError
+    from app.voice import register_events
+
+    voice, _ = hub
+    connected(voice)
+    handlers: dict[str, Any] = {}
+    shapes: dict[str, dict[str, type]] = {}
+
+    def on(name: str, handler: Any, required: dict[str, type]) -> None:
+        handlers[name], shapes[name] = handler, required
+
+    seated = {(9, "ann"): 4, (9, "bob"): 4}
+    register_events(voice, lambda table, name: seated.get((table, name)), on=on)
+    assert shapes == {
+        "voice:join": {"table": int},
+        "voice:offer": {"table": int, "sdp": str},
+        "voice:mic": {"table": int, "on": bool},
+        "voice:listen": {"table": int, "on": bool},
+        "voice:leave": {"table": int},
+    }
+    ann, spectator = Seat("ann"), Seat("sam")
+    with pytest.raises(ProtocolError, match="seated"):
+        handlers["voice:join"](spectator, {"table": 9})
+    joined = handlers["voice:join"](ann, {"table": 9})
+    assert joined["ok"] and joined["slots"] == 3 and joined["iceServers"] == []
+
+    async def offer() -> None:
+        participant = Participant(slots=3)
+        ack = await asyncio.to_thread(
+            handlers["voice:offer"], ann, {"table": 9, "sdp": await participant.offer()}
+        )
+        assert ack["ok"] and ack["sdp"].startswith("v=0")
+        await participant.close()
+
+    asyncio.run(offer())
+    with pytest.raises(ProtocolError, match="offer"):
+        handlers["voice:offer"](ann, {"table": 9, "sdp": "nonsense"})
+    with pytest.raises(ProtocolError, match="not joined"):
+        handlers["voice:mic"](Seat("bob"), {"table": 9, "on": False})  # seated, no voice yet
+    assert handlers["voice:mic"](ann, {"table": 9, "on": False}) is None
+    assert voice.members(9) == {"ann": {"mic": False, "listen": True}}
+    assert handlers["voice:leave"](ann, {"table": 9}) is None
+    assert voice.members(9) == {}
