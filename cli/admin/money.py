@@ -45,7 +45,7 @@ def show(admin: Admin, name: str, recent: int) -> None:
 
 @admin.group()
 def ledger() -> None:
-    """The books."""
+    """The books: prove that the ledger balances."""
 
 
 @admin_command(ledger, "verify")
