@@ -10,7 +10,17 @@ import pytest
 from app.engine import handfile
 
 from .conftest import ASYNC_MODES, Server
-from .tablekit import balances, books, everyone, fast_server, hands, new_table, play_hand, seat
+from .tablekit import (
+    Player,
+    balances,
+    books,
+    everyone,
+    fast_server,
+    hands,
+    new_table,
+    play_hand,
+    seat,
+)
 
 
 @pytest.fixture(scope="module", params=ASYNC_MODES)
@@ -72,3 +82,59 @@ def test_stack_variants_buy_in_play_and_cash_out(fast: Server, variant: str) -> 
     assert books(fast).ok, books(fast).problems
     for p in players:
         p.close()
+
+
+def test_svara32_dark_is_chosen_before_the_deal(fast: Server) -> None:
+    """B-4.1: only the player after the presumed dealer is offered «Тёмный»; choosing it,
+    he places one table stake unseen when the hand starts (B-4.2: it counts double)."""
+    table = new_table(fast, "svara32")
+    players = seat(fast, table, 2, 1000, stack=400)
+    for p in players:
+        p.drain()
+    (dark,) = [p for p in players if "dark" in p.state["you"]["can"]]
+    assert dark.call("table:dark") == {"ok": True}
+    other = next(p for p in players if p is not dark)
+    assert other.call("table:ready") == {"ok": True}
+    dark.until(lambda s: s["phase"] == "playing")
+    mine = next(x for x in dark.hand["players"] if x["name"] == dark.name)  # type: ignore[index]
+    assert mine["dark"] and mine["cards"] is None and not mine["looked"]
+    play_hand(players, random.Random(1))
+    assert books(fast).ok
+
+
+def test_leaving_mid_hand_is_a_fold_and_frees_the_seat_after_it(fast: Server) -> None:
+    """S-1.7: standing up in the middle of a hand folds on one's turn; the seat frees and the
+    stack returns to the balance once the hand is over."""
+    table = new_table(fast, "shaha36")
+    players = seat(fast, table, 3, 1000, stack=200)
+    for p in players:
+        assert p.call("table:ready") == {"ok": True}
+    everyone(players, lambda s: s["phase"] == "playing")
+    leaver = players[2]
+    assert leaver.call("table:stand") == {"ok": True}
+    leaver.until(lambda s: next(x for x in s["seats"] if x and x["name"] == leaver.name)["leaving"])
+    stayers = players[:2]
+    play_hand(stayers, random.Random(6))
+    everyone(players, lambda s: (s["phase"] != "playing" and s["you"]["seat"] is not None) or True)
+    leaver.until(lambda s: leaver.name not in [x["name"] for x in s["seats"] if x])
+    folds = [a for a in leaver.state["history"] if a["player"] == leaver.name]
+    assert folds and all(a["do"] == "fold" for a in folds)
+    assert balances(fast, [leaver.name])[leaver.name] == 1000 - 10  # the ante stays in the pot
+    for p in players:
+        p.close()
+
+
+def test_lobby_hears_seats_taken(fast: Server) -> None:
+    """C-1.2 in the lobby: a table's seats taken and queue are published as they change."""
+    table = new_table(fast, "classic", seats=2)
+    listener = Player(fast, table)
+    listener.client.call("lobby:join")
+    seat(fast, table, 2, 10)
+    queued = Player(fast, table)
+    queued.join()
+    queued.sit()
+    while (summary := listener.event("lobby:table"))["id"] != table or summary["queue"] != 1:
+        pass
+    assert summary["seated"] == 2
+    listener.close()
+    queued.close()

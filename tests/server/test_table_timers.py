@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from .conftest import ASYNC_MODES, Server
-from .tablekit import FAST, books, everyone, fast_server, hands, new_table, seat
+from .tablekit import FAST, balances, books, everyone, fast_server, hands, new_table, seat
 
 
 @pytest.fixture(scope="module", params=ASYNC_MODES)
@@ -75,3 +75,26 @@ def test_gathering_timer_starts_the_hand_with_the_ready_ones(fast: Server) -> No
     assert names == {a.name, b.name}
     seated = [x["name"] for x in a.state["seats"] if x]
     assert silent.name not in seated and skipper.name in seated
+
+
+def test_shaha36_new_hand_opens_by_itself_and_offline_players_are_stood_up(fast: Server) -> None:
+    """S-1.6: after a hand «Новая раздача» opens by itself; whoever does not press sits out
+    but keeps his seat (unlike classic's C-1.7). S-1.7: offline for `offline_seconds`, a
+    player is stood up and his stack goes back to the balance."""
+    table = new_table(fast, "shaha36", new_hand_seconds=FAST, offline_seconds=10)
+    players = seat(fast, table, 2, 1000, stack=200)
+    for p in players:
+        assert p.call("table:ready") == {"ok": True}
+    a, b = players
+    a.until(lambda s: s["phase"] == "playing")
+    fold = next(p for p in players if p.name == a.hand["awaiting"][0])  # type: ignore[index]
+    fold.until(lambda s: s["hand"] and s["hand"]["legal"])
+    assert fold.act("fold") == {"ok": True}
+    a.until(lambda s: news(s, "gathering"))
+    a.until(lambda s: news(s, "gathering_lapsed"))
+    assert [x["name"] for x in a.state["seats"] if x] == [a.name, b.name]
+    b.close()
+    a.until(lambda s: [x["name"] for x in s["seats"] if x] == [a.name])
+    money = a.state["seats"][0]["money"]
+    assert balances(fast, [b.name])[b.name] == 1000 - 200 + (400 - money)
+    a.close()
