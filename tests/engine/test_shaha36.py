@@ -1,10 +1,11 @@
 """Properties of the shaha36 hand under random play, 2–6 players (rules-shaha36.md).
 
 A small random driver plays each hand: it picks uniformly among `legal(p)` for the awaited
-players (ranges at min, max or between), lets timers run out, turns cards out of turn, and
-throws random (mostly illegal) actions at the hand. After every step it checks that money is
-conserved, that every legal option is accepted and any other action refused without a
-trace, and that no view shows a card its viewer may not see.
+players (ranges at min, max or between; half the tables go dark whenever they may), lets
+timers run out, turns cards out of turn, and throws random (mostly illegal) actions at the
+hand. After every step it checks that money is conserved, that every legal option is
+accepted and any other action refused without a trace (also when a Svara deal fails), and
+that no view shows a card its viewer may not see.
 """
 
 from __future__ import annotations
@@ -32,8 +33,6 @@ TIE_DECK = tuple(c for c in make_deck("8", joker=False) if c.rank != "A")
 SHORT_STACKS = (10, 11, 15, 25, 40)  # all-in at once or soon (S-5, S-7.5)
 STACKS = (100, 300, 1000, 5000)
 CARD = re.compile(r"(?:10|[6-9JQKA])[♠♣♥♦]")
-
-
 FLAKY = "the dealing machine jammed"
 
 
