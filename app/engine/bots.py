@@ -163,3 +163,5 @@ def _to(option: Legal) -> int:
 
 
 BOTS: dict[str, type[Bot]] = {"random": RandomBot, "classic": ClassicBot}
+
+from . import bots_odds  # noqa: E402, F401  (adds the odds bot to BOTS; issue 9)

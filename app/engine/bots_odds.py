@@ -1,0 +1,324 @@
+"""The odds bot: every game played from its chance of holding the best hand (issue 9).
+
+It reads only its seat's view — its own cards as far as it has seen them, the cards shown
+or seen in looks, who is still in, the pot — and its legal actions. The deck minus the
+cards it sees are the unseen cards; with the game's score table (keyed by the OR of card
+bits) it computes its *equity*, the share of the pot it can expect at a showdown (a tie is
+a Svara, worth a share): exactly against one unknown hand (every three unseen cards), by
+seeded sampling against several. It bets and raises a strong hand, calls when
+equity × the pot after the call covers the price, bluffs rarely, and uses each game's
+specials: the look (classic duel, shaha36 turning, svara32 seeing one's dark hand), the
+dark, the split/cook deals and votes, and the Svara entry at its fair price.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
+from itertools import combinations
+from typing import NamedTuple
+
+from .bots import BOTS, Bot, View, concrete
+from .cards import Card, parse_cards
+from .hand import Action, Legal
+from .scoring import SCORERS
+
+SAMPLES = 300  # deals sampled against two or more unknown hands
+CACHE = 64  # equities remembered (a hand asks about the same cards several times)
+LIVE = frozenset({"active", "playing", "shown"})  # states of a player still in the deal
+BLUFF = 0.05  # how often a weak hand bets when it costs nothing to check
+DARK = 0.15  # how often the bot chooses the dark before the deal
+RAISE, BIG_RAISE = 0.75, 0.9  # per-rival win chance for a raise and for a pot-sized one
+LOOK = 0.55  # classic: the duel's win chance (ties included) worth a look
+DRAG = 1.5  # classic: an answer is paid in full each circle (C-4.3), so a call costs more
+
+KEYS: dict[str, dict[int, int]] = {
+    game: {bits: score.key for bits, score in scorer.table.items()}
+    for game, scorer in SCORERS.items()
+}
+
+
+class Reading(NamedTuple):
+    """What a seat knows of the current deal, from its view alone."""
+
+    mine: tuple[Card, ...]  # its own cards as seen so far (0..3)
+    dead: tuple[Card, ...]  # other cards it has seen, in no unknown hand
+    known: tuple[int, ...]  # score keys of rivals still in whose cards it sees
+    unknown: int  # rivals still in whose cards it does not see
+
+
+def read(view: View, player: str) -> Reading:
+    """The seat's knowledge: its cards, the cards it sees, its live rivals (any game)."""
+    mine: tuple[Card, ...] = ()
+    dead: list[Card] = []
+    known: list[int] = []
+    unknown = 0
+    keys = KEYS[view["game"]]
+    for seat in view["players"]:
+        cards = parse_cards(seat["cards"]) if seat["cards"] else ()
+        if seat["name"] == player:
+            mine = cards
+        elif seat["state"] in LIVE and len(cards) == 3:
+            known.append(keys[_bits(cards)])
+            dead += cards
+        elif seat["state"] in LIVE:
+            unknown += 1
+        else:
+            dead += cards
+    return Reading(mine, tuple(dead), tuple(sorted(known)), unknown)
+
+
+def _bits(cards: Iterable[Card]) -> int:
+    out = 0
+    for c in cards:
+        out |= c.bit
+    return out
+
+
+def _unseen(game: str, seen: Iterable[Card]) -> list[int]:
+    gone = _bits(seen)
+    return [c.bit for c in SCORERS[game].deck if not c.bit & gone]
+
+
+@lru_cache(maxsize=256)
+def against_one(game: str, mine: tuple[Card, ...], dead: tuple[Card, ...]) -> tuple[float, float]:
+    """Exactly: the chance that one unknown hand scores below `mine`, and that it ties."""
+    keys = KEYS[game]
+    my = keys[_bits(mine)]
+    below = equal = total = 0
+    for a, b, c in combinations(_unseen(game, (*mine, *dead)), 3):
+        key = keys[a | b | c]
+        total += 1
+        if key < my:
+            below += 1
+        elif key == my:
+            equal += 1
+    return below / total, equal / total
+
+
+def sampled_equity(game: str, reading: Reading, rng: random.Random, samples: int) -> float:
+    """The expected pot share over `samples` deals of the unseen cards to the seat's missing
+    cards and to every unknown rival (a tie for best shares the pot: the Svara)."""
+    keys = KEYS[game]
+    pool = _unseen(game, (*reading.mine, *reading.dead))
+    missing = 3 - len(reading.mine)
+    need, n = missing + 3 * reading.unknown, len(pool)
+    own = _bits(reading.mine)
+    top_known = max(reading.known, default=-1)
+    known_ties = reading.known.count(top_known)
+    uniform = rng.random
+    total = 0.0
+    for _ in range(samples):
+        for i in range(need):  # a partial Fisher-Yates: the first `need` cards are the deal
+            j = i + int(uniform() * (n - i))
+            pool[i], pool[j] = pool[j], pool[i]
+        my = own
+        for i in range(missing):
+            my |= pool[i]
+        best, ties = keys[my], 1
+        if top_known > best:
+            continue
+        if top_known == best:
+            ties += known_ties
+        for i in range(missing, need, 3):
+            key = keys[pool[i] | pool[i + 1] | pool[i + 2]]
+            if key > best:
+                break
+            if key == best:
+                ties += 1
+        else:
+            total += 1 / ties
+    return total / samples
+
+
+class Odds(NamedTuple):
+    """A seat's chances: `eq` its expected pot share, `fair` the share of an average hand,
+    `strength` the chance of beating one rival that gives `eq` against all of them."""
+
+    eq: float
+    fair: float
+    strength: float
+
+    def pays(self, pot: int, price: int) -> bool:
+        """Whether paying `price` into `pot` is worth it: equity × the pot after it."""
+        return self.eq * (pot + price) >= price
+
+
+class OddsBot(Bot):
+    """The stronger bot for every game: equity from the unseen cards, pot odds, rare
+    bluffs. Deterministic given its `random.Random`."""
+
+    def __init__(self, rng: random.Random, samples: int = SAMPLES):
+        super().__init__(rng)
+        self.samples = samples
+        self._equities: dict[tuple[object, ...], float] = {}
+
+    def wants_dark(self) -> bool:
+        return self.rng.random() < DARK
+
+    # --- what the cards are worth -------------------------------------------------------
+    def odds(self, game: str, reading: Reading) -> Odds:
+        """The seat's equity (its expected share of the pot at a showdown) from `reading`
+        alone, with the measures the policies compare it to."""
+        rivals = len(reading.known) + reading.unknown
+        fair = 1 / (rivals + 1)
+        if not reading.mine and not reading.known:
+            eq = fair  # nothing seen: every seat is alike
+        else:
+            key = (game, *reading)
+            if key not in self._equities:
+                if len(self._equities) >= CACHE:
+                    self._equities.clear()
+                self._equities[key] = self._compute(game, reading)
+            eq = self._equities[key]
+        return Odds(eq, fair, eq ** (1 / max(rivals, 1)))
+
+    def _compute(self, game: str, reading: Reading) -> float:
+        if len(reading.mine) == 3 and reading.unknown <= 1:
+            my = KEYS[game][_bits(reading.mine)]
+            if any(k > my for k in reading.known):
+                return 0.0
+            ties = 1 + reading.known.count(my)
+            if not reading.unknown:
+                return 1 / ties
+            below, equal = against_one(game, reading.mine, reading.dead)
+            return below / ties + equal / (ties + 1)
+        return sampled_equity(game, reading, self.rng, self.samples)
+
+    # --- choosing -----------------------------------------------------------------------
+    def choose(self, player: str, legal: Sequence[Legal], view: View | None) -> Action:
+        assert view is not None
+        if not legal:
+            return Action(player, "timeout")
+        reading = read(view, player)
+        policy = {"classic": self._classic, "shaha36": self._shaha36}.get(view["game"])
+        return (policy or self._svara32)(player, legal, view, reading)
+
+    def _pick(self, player: str, legal: Sequence[Legal], *wanted: str) -> Action | None:
+        """The first of `wanted` (an action name, or "propose:split") that is legal."""
+        for want in wanted:
+            do, _, deal = want.partition(":")
+            for option in legal:
+                if option.do == do and (option.deal or "") == deal:
+                    return concrete(player, option, self.rng)
+        return None
+
+    def _either(self, player: str, legal: Sequence[Legal], yes: bool, do: str, dont: str) -> Action:
+        """`do` if `yes`, else `dont` (both are offered together: join/skip, agree/refuse…)."""
+        action = self._pick(player, legal, do if yes else dont, dont)
+        assert action is not None, f"{dont} is not offered: {legal}"
+        return action
+
+    def _entry(self, player: str, legal: Sequence[Legal], pot: int, fee: int, free: int) -> Action:
+        """C-7.3, S-7.3, B-5.2: buy into a Svara when the pot share of a fresh deal among
+        the free players and itself is worth the fee (a fair price is taken: the bot
+        outplays a weak table)."""
+        return self._either(player, legal, (pot + fee) / (free + 1) >= fee, "join", "skip")
+
+    def _sized(self, player: str, option: Legal, level: int, pot: int, share: float) -> Action:
+        """A bet or raise of about `share` of the pot above the level, inside the range."""
+        if option.min_to is None or option.max_to is None or option.to is not None:
+            return concrete(player, option, self.rng)
+        to = max(option.min_to, min(option.max_to, level + round(share * pot)))
+        return Action(player, option.do, to)
+
+    # --- classic (C-2 … C-7) ------------------------------------------------------------
+    def _classic(self, player: str, legal: Sequence[Legal], view: View, reading: Reading) -> Action:
+        dos = {o.do for o in legal}
+        if view["phase"] == "svara_entry":
+            svara = view["svara"]
+            return self._entry(player, legal, view["pot"], svara["fee"], len(svara["free"]))
+        if view["phase"] == "dark_decision":  # C-7.5: the dark again, now and then
+            return self._either(player, legal, self.rng.random() < DARK, "dark_on", "dark_off")
+        odds = self.odds("classic", reading)
+        if "agree" in dos:  # C-5.2: a split or a cook is worth the fair share
+            return self._either(player, legal, odds.eq <= odds.fair, "agree", "refuse")
+        fold = Action(player, "fold")
+        level, pot = view["level"], view["pot"]
+        raises = sorted((o for o in legal if o.do in ("bet", "give_on") and o.to), key=_to)
+        if level is None:  # C-4.4, C-4.5, C-2.7: open a strong hand, else pass / open
+            bets = [o for o in raises if o.do == "bet"]
+            if bets and (odds.strength >= RAISE or self.rng.random() < BLUFF):
+                strong = odds.strength >= BIG_RAISE
+                return concrete(player, bets[-1] if strong else bets[0], self.rng)
+            return self._pick(player, legal, "pass", "open") or fold
+        look = next((o for o in legal if o.do == "look"), None)
+        if not reading.mine:  # C-2.5, C-4.17: the dark player's first decision, unseen
+            if look is not None and look.price < level:
+                return concrete(player, look, self.rng)
+            call = self._pick(player, legal, "bet") if odds.pays(pot, level) else None
+            return call or fold
+        if look is not None:  # C-4.11: the duel with the previous active player
+            below, equal = against_one("classic", reading.mine, reading.dead)
+            if below + equal >= LOOK:  # a tie folds the target
+                return concrete(player, look, self.rng)
+        higher = [o for o in raises if _to(o) > level]
+        if higher and odds.strength >= RAISE:
+            strong = odds.strength >= BIG_RAISE
+            return concrete(player, higher[-1] if strong else higher[0], self.rng)
+        drag = 1 if "lock" in dos else DRAG  # heads-up the lock ends it: no more circles
+        if odds.pays(pot, level * drag):
+            action = self._pick(player, legal, "lock", "bet", "give_on")
+            if action is not None and action.to in (None, level):
+                return action
+        if odds.eq < odds.fair:  # C-5.1: better a sure share than a fold
+            return self._pick(player, legal, "propose:split") or fold
+        return fold
+
+    # --- shaha36 (S-3 … S-7) ------------------------------------------------------------
+    def _shaha36(self, player: str, legal: Sequence[Legal], view: View, reading: Reading) -> Action:
+        dos = {o.do for o in legal}
+        phase = view["phase"]
+        if phase == "showdown":  # S-6.2: a weaker hand gains nothing by showing
+            return Action(player, "muck")
+        if phase == "tie":  # S-7.1: replay a pot that is small beside the stack, else split
+            stack = next(p["balance"] for p in view["players"] if p["name"] == player)
+            return self._either(player, legal, view["pot"] * 4 <= stack, "cook", "split")
+        if phase == "buy_in":
+            svara = view["svara"]
+            return self._entry(player, legal, view["pot"], svara["fee"], len(svara["players"]))
+        if "dark" in dos and not reading.mine and self.rng.random() < DARK:  # S-4.1, S-4.2
+            return concrete(player, next(o for o in legal if o.do == "dark"), self.rng)
+        if "look" in dos and len(reading.mine) < 3:  # S-1.3: turning costs nothing
+            return Action(player, "look")
+        return self._betting(player, legal, view, self.odds("shaha36", reading))
+
+    # --- svara32 (B-3 … B-6) ------------------------------------------------------------
+    def _svara32(self, player: str, legal: Sequence[Legal], view: View, reading: Reading) -> Action:
+        if view["phase"] == "svara_entry":
+            svara = view["svara"]
+            return self._entry(player, legal, view["pot"], svara["fee"], len(svara["players"]))
+        if view["phase"] == "blind":  # B-6.1: a blind now and then, else pass it up
+            blind = next((o for o in legal if o.do == "blind"), None)
+            if blind is not None and self.rng.random() < DARK:
+                return Action(player, "blind", blind.min_to)
+            return Action(player, "check")
+        if any(o.do == "look" for o in legal):  # B-4.3: seeing one's hand keeps the turn
+            return Action(player, "look")
+        return self._betting(player, legal, view, self.odds("svara32", reading))
+
+    # --- the betting of shaha36 and svara32 --------------------------------------------
+    def _betting(self, player: str, legal: Sequence[Legal], view: View, odds: Odds) -> Action:
+        """Check/call/bet/raise/fold by equity and pot odds (S-3, B-3)."""
+        options = {o.do: o for o in legal}
+        stay = options.get("check") or options.get("call")
+        grow = options.get("raise") or options.get("bet")
+        if stay is None:  # the dark circle (S-4.2): ×2 is the only way on
+            stay, grow = options.get("dark") or grow, None
+        level, pot = view["level"] or 0, view["pot"]
+        price = stay.price if stay is not None else 0
+        bluff = price == 0 and self.rng.random() < BLUFF
+        if grow is not None and (odds.strength >= RAISE or bluff):
+            share = 1.0 if odds.strength >= BIG_RAISE else 0.5
+            return self._sized(player, grow, level, pot, share)
+        if stay is not None and (price == 0 or odds.pays(pot, price)):
+            return concrete(player, stay, self.rng)
+        return Action(player, "fold")
+
+
+def _to(option: Legal) -> int:
+    return option.to or 0
+
+
+BOTS["odds"] = OddsBot
