@@ -349,3 +349,26 @@ def test_any_sequence_of_movements_keeps_the_books(db: Database, ops: list) -> N
         books = books_ok(db)
         assert books.granted == start.granted + granted
         assert books.balances + books.in_play == books.granted
+
+
+def test_a_stack_left_on_a_closed_table_is_reported(db: Database) -> None:
+    """Stacks (S-1.5) are money in play until cashed out; a closed table must hold none."""
+    with db.session() as s:
+        (anna,) = users(s, 1)
+        ledger.grant(s, anna, 300, "start")
+        table = Table(name="stacks", variant="shaha36", seats=6)
+        s.add(table)
+        s.flush()
+        assert anna.id is not None and table.id is not None
+        ledger.buy_in(s, anna.id, table.id, 200)
+        assert ledger.user_balance(s, anna.id) == 100
+        table.closed = True
+        s.add(table)
+    with db.session() as s:
+        problems = ledger.verify(s).problems
+        assert any("200 on the closed table" in p for p in problems)
+        rows = ledger.cash_out(s, anna.id, table.id)
+        assert sorted(r.amount for r in rows) == [-200, 200]
+        assert ledger.user_balance(s, anna.id) == 300
+        assert ledger.cash_out(s, anna.id, table.id) == []
+    books_ok(db)
