@@ -30,6 +30,8 @@ from .room import Room, RoomError
 LEVELS_INTERVAL = 0.2
 #: Levels are rounded to this step so that noise does not produce a stream of events.
 LEVEL_STEP = 0.05
+#: Most receive slots an offer may ask for (a table has at most 8 seats; a bound anyway).
+MAX_SLOTS = 15
 
 Notify = Callable[[dict[str, Any]], None]
 
@@ -75,6 +77,8 @@ class _Offer:
                 slot_mids.append(media.rtp.muxId)
         if mic_mid is None and not slot_mids:
             raise OfferError("the offer has neither a mic nor a receive slot")
+        if len(slot_mids) > MAX_SLOTS:
+            raise OfferError(f"{len(slot_mids)} receive slots, at most {MAX_SLOTS}")
         return cls(mic_mid, slot_mids)
 
 
@@ -235,8 +239,11 @@ class Sfu:
         if self.peers.get((peer.table, peer.player)) is not peer:
             return
         state = peer.pc.connectionState
-        self.notify({"event": "peer", "table": peer.table, "player": peer.player, "state": state})
-        if state == "failed":
+        if state != "closed":  # "closed" is told once, by _drop_peer
+            self.notify(
+                {"event": "peer", "table": peer.table, "player": peer.player, "state": state}
+            )
+        if state in ("failed", "closed"):  # ICE consent lost, or the browser hung up
             self._spawn(self._drop_if_current(peer))
 
     async def _drop_if_current(self, peer: Peer) -> None:

@@ -113,6 +113,10 @@ def test_bad_requests_get_errors_not_crashes(sfu: SfuProcess) -> None:
         await table.conn.request("join", table=TABLE, player="A")
         with pytest.raises(SfuError, match="offer"):
             await table.conn.request("offer", table=TABLE, player="A", sdp="nonsense")
+        greedy = Participant(slots=16)
+        with pytest.raises(SfuError, match="16 receive slots, at most 15"):
+            await table.conn.request("offer", table=TABLE, player="A", sdp=await greedy.offer())
+        await greedy.close()
         assert (await table.conn.request("stats"))["rooms"] == 1
 
     run(sfu, 3, scenario)
@@ -172,3 +176,24 @@ def test_candidates_use_the_port_range(sfu: SfuProcess) -> None:
         assert all(port in PORTS for port in ports)
 
     run(sfu, 3, scenario)
+
+
+def test_a_browser_hanging_up_drops_its_peer(sfu: SfuProcess) -> None:
+    """A closed tab ends DTLS: the SFU drops the peer (the member stays for a reload)."""
+
+    async def scenario(table: Table) -> None:
+        await table.sit("A")
+        await table.sit("B")
+        await table.settle_slots()
+        await table.hears("B", "A")  # connected: closing now ends DTLS properly
+        await table.people.pop("A").close()
+        await table.conn.next_event(
+            lambda e: e["event"] == "peer" and e["player"] == "A" and e["state"] == "closed"
+        )
+        stats = await table.conn.request("stats")
+        assert stats["peers"] == 1 and stats["rooms"] == 1
+        await table.sit("A")  # the reload
+        await table.settle_slots()
+        await table.hears("B", "A")
+
+    run(sfu, 2, scenario)
