@@ -6,7 +6,11 @@ import datetime
 import socket
 import ssl
 import stat
+import subprocess
+import sys
+import textwrap
 import threading
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -87,3 +91,44 @@ def test_mismatched_or_partial_given_files_are_refused(tmp_path: Path) -> None:
         tls_files(tmp_path, one.cert, None)
     with pytest.raises(TlsError):
         tls_files(tmp_path, tmp_path / "missing.pem", one.key)
+
+
+def test_eventlet_serves_https_with_the_generated_pair(tmp_path: Path) -> None:
+    """The call `svara serve --tls` makes under eventlet: wsgi over eventlet.wrap_ssl."""
+    script = textwrap.dedent(
+        f"""
+        import warnings
+        warnings.filterwarnings("ignore")
+        import eventlet
+        eventlet.monkey_patch()
+        import eventlet.wsgi
+        from pathlib import Path
+        from app.tls import tls_files
+
+        files = tls_files(Path({str(tmp_path)!r}))
+        listener = eventlet.wrap_ssl(
+            eventlet.listen(("127.0.0.1", 0)),
+            certfile=str(files.cert), keyfile=str(files.key), server_side=True,
+        )
+        print(listener.getsockname()[1], flush=True)
+
+        def app(environ, start_response):
+            start_response("200 OK", [("Content-Type", "text/plain")])
+            return [b"secure " + environ["wsgi.url_scheme"].encode()]
+
+        eventlet.wsgi.server(listener, app, log_output=False)
+        """
+    )
+    root = Path(__file__).resolve().parents[2]
+    server = subprocess.Popen(
+        [sys.executable, "-c", script], cwd=root, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert server.stdout is not None
+        port = int(server.stdout.readline())
+        context = ssl.create_default_context(cafile=str(tmp_path / CERT_FILE))
+        with urllib.request.urlopen(f"https://localhost:{port}/", context=context, timeout=10) as r:
+            assert r.read() == b"secure https"
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
