@@ -237,10 +237,28 @@ def choose(legal: list[dict[str, Any]], rng: random.Random) -> dict[str, Any]:
     return {k: option[k] for k in ("do", "to", "deal") if option.get(k) is not None}
 
 
+def whose_turn(players: list[Player]) -> Player:
+    """The player the hand waits for, once he has the state the others have."""
+    watcher = players[0]
+    watcher.until(lambda s: s["phase"] == "playing" and s["hand"]["awaiting"])
+    actor = next(p for p in players if p.name == watcher.hand["awaiting"][0])  # type: ignore[index]
+    actor.until(lambda s, v=watcher.state["version"]: s["version"] >= v)
+    return actor
+
+
+def decide(players: list[Player], actor: Player, **decision: Any) -> Any:
+    """`actor` sends a decision; once applied, every player has the state it made."""
+    sent = actor.state["version"]
+    reply = actor.act(**decision)
+    if reply == {"ok": True}:
+        actor.until(lambda s: s["version"] > sent)
+        everyone(players, lambda s, v=actor.state["version"]: s["version"] >= v)
+    return reply
+
+
 def play_hand(players: list[Player], rng: random.Random, limit: int = 400) -> dict[str, Any]:
     """Play the hand in play to its end with random legal decisions, each sent by the
     player whose turn it is, answering the version he last saw; returns the final view."""
-    by_name = {p.name: p for p in players}
     hand_id = players[0].until(lambda s: s["phase"] == "playing" and s["hand"]["id"])
     for _ in range(limit):
         watcher = players[0]
@@ -249,18 +267,12 @@ def play_hand(players: list[Player], rng: random.Random, limit: int = 400) -> di
         )
         if watcher.state["phase"] != "playing" or watcher.hand["id"] != hand_id:  # type: ignore[index]
             break
-        name = watcher.hand["awaiting"][0]  # type: ignore[index]
-        actor = by_name[name]
-        actor.until(lambda s, v=watcher.state["version"]: s["version"] >= v)
-        decision = choose(actor.hand["legal"], rng)  # type: ignore[index]
-        sent = actor.state["version"]
-        reply = actor.act(**decision)
+        actor = whose_turn(players)
+        reply = decide(players, actor, **choose(actor.hand["legal"], rng))  # type: ignore[index]
         if reply.get("code") == "stale":  # the table moved on (someone's connection): resync
             actor.event("error")
             continue
-        assert reply == {"ok": True}, (decision, reply)
-        actor.until(lambda s, v=sent: s["version"] > v)
-        watcher.until(lambda s, v=actor.state["version"]: s["version"] >= v)
+        assert reply == {"ok": True}, reply
     else:
         raise AssertionError("the hand did not end")
     return players[0].until(

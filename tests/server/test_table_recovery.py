@@ -19,12 +19,14 @@ from .tablekit import (
     books,
     choose,
     database,
+    decide,
     everyone,
     fast_server,
     hands,
     new_table,
     play_hand,
     seat,
+    whose_turn,
 )
 
 
@@ -35,16 +37,9 @@ def into_the_hand(server: Server, variant: str, decisions: int, **sit: int) -> l
     for p in players:
         assert p.call("table:ready") == {"ok": True}
     rng = random.Random(11)
-    by_name = {p.name: p for p in players}
     for _ in range(decisions):
-        watcher = players[0]
-        watcher.until(lambda s: s["phase"] == "playing" and s["hand"]["awaiting"])
-        actor = by_name[watcher.hand["awaiting"][0]]  # type: ignore[index]
-        actor.until(lambda s, v=watcher.state["version"]: s["version"] >= v)
-        sent = actor.state["version"]
-        assert actor.act(**choose(actor.hand["legal"], rng)) == {"ok": True}  # type: ignore[index]
-        actor.until(lambda s, v=sent: s["version"] > v)
-        watcher.until(lambda s, v=actor.state["version"]: s["version"] >= v)
+        actor = whose_turn(players)
+        assert decide(players, actor, **choose(actor.hand["legal"], rng)) == {"ok": True}  # type: ignore[index]
     everyone(players, lambda s: s["phase"] == "playing")
     return players
 

@@ -10,7 +10,18 @@ from typing import Any
 import pytest
 
 from .conftest import ASYNC_MODES, Server
-from .tablekit import FAST, balances, books, everyone, fast_server, hands, new_table, seat
+from .tablekit import (
+    FAST,
+    balances,
+    books,
+    decide,
+    everyone,
+    fast_server,
+    hands,
+    new_table,
+    seat,
+    whose_turn,
+)
 
 
 @pytest.fixture(scope="module", params=ASYNC_MODES)
@@ -98,3 +109,35 @@ def test_shaha36_new_hand_opens_by_itself_and_offline_players_are_stood_up(fast:
     money = a.state["seats"][0]["money"]
     assert balances(fast, [b.name])[b.name] == 1000 - 200 + (400 - money)
     a.close()
+
+
+def test_the_vote_runs_in_the_rest_of_the_proposers_turn(fast: Server) -> None:
+    """C-5.3: «Делить» has no timer of its own: the deadline the other player answers by is
+    the proposer's; C-5.5: agreed, the pot is split (banner «Игроки поделили банк»)."""
+    table = new_table(fast, "classic")
+    players = seat(fast, table, 2, 100)
+    for p in players:
+        assert p.call("table:ready") == {"ok": True}
+    by_name = {p.name: p for p in players}
+    opener = whose_turn(players)
+    assert decide(players, opener, do="bet", to=10) == {"ok": True}
+    answerer = whose_turn(players)
+    assert answerer is not opener
+    assert decide(players, answerer, do="bet", to=10) == {"ok": True}
+    holder = whose_turn(players)
+    assert holder is opener
+    deadline = holder.state["turn"]["deadline"]
+    assert {"do": "propose", "deal": "split"} in [
+        {k: o[k] for k in ("do", "deal") if k in o}
+        for o in holder.hand["legal"]  # type: ignore[index]
+    ]
+    assert holder.act("propose", deal="split") == {"ok": True}
+    answerer.until(lambda s: s["hand"]["phase"] == "vote")
+    assert answerer.state["turn"]["deadline"] == deadline
+    assert answerer.state["turn"]["awaiting"] == [answerer.name]
+    assert answerer.act("agree") == {"ok": True}
+    holder.until(lambda s: s["hand"]["phase"] == "finished")
+    assert any(e["kind"] == "split" for e in holder.hand["events"])  # type: ignore[index]
+    assert balances(fast, list(by_name)) == dict.fromkeys(by_name, 100)
+    for p in players:
+        p.close()
