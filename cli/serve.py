@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import os
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import click
@@ -69,7 +71,8 @@ def run(app: Any, host: str, port: int, ready: Any) -> None:
             import eventlet
             import eventlet.wsgi
 
-            listener = eventlet.listen((host, port))
+            with _listening(host, port):
+                listener = eventlet.listen((host, port))
             ready(_address(host, listener.getsockname()[1]))
             eventlet.wsgi.server(listener, app, log_output=False)
         elif async_mode == "threading":
@@ -79,13 +82,23 @@ def run(app: Any, host: str, port: int, ready: Any) -> None:
 
             logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no line per request
 
-            server = make_server(host, port, app, threaded=True)
+            with _listening(host, port):
+                server = make_server(host, port, app, threaded=True)
             ready(_address(host, server.port))
             server.serve_forever()
         else:
             raise click.UsageError(f"{ASYNC_MODE_ENV}={async_mode}: use eventlet or threading")
     except KeyboardInterrupt:
         click.echo("Svara stopped.")
+
+
+@contextmanager
+def _listening(host: str, port: int) -> Iterator[None]:
+    """A port that is taken (or an address that is not this machine's) is one clear line."""
+    try:
+        yield
+    except OSError as e:
+        raise click.ClickException(f"cannot listen on {host}:{port}: {e.strerror or e}") from None
 
 
 def _address(host: str, port: int) -> str:

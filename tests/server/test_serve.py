@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import re
+import socket
 import stat
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -13,7 +16,7 @@ from app import migrations
 from app.lobby.service import DEMO_NAME
 from app.models import Database, Table, User
 
-from .conftest import ASYNC_MODES, PASSWORD, Browser, start_server
+from .conftest import ASYNC_MODES, PASSWORD, SVARA, WAIT, Browser, start_server
 
 
 @pytest.mark.parametrize("async_mode", ASYNC_MODES)
@@ -69,3 +72,23 @@ def test_a_database_url_from_the_environment(tmp_path: Path) -> None:
     with db.session() as s:
         assert s.exec(select(User.name)).all() == ["admin"]
     db.dispose()
+
+
+@pytest.mark.parametrize("async_mode", ASYNC_MODES)
+def test_a_taken_port_is_one_clear_error(tmp_path: Path, async_mode: str) -> None:
+    """No traceback when the port is in use: the reason, the port, exit status 1."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            [SVARA, "serve", "--port", str(port), "--instance", str(tmp_path)],
+            capture_output=True,
+            text=True,
+            timeout=WAIT,
+            env={**os.environ, "SVARA_ASYNC_MODE": async_mode},
+        )
+    # eventlet: our message; threading: werkzeug's own, equally clear.
+    assert done.returncode == 1
+    assert "Address already in use" in done.stderr and str(port) in done.stderr
+    assert "Traceback" not in done.stderr
