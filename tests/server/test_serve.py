@@ -10,6 +10,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from alembic import command
+from sqlalchemy import text
 from sqlmodel import select
 
 from app import migrations
@@ -92,3 +94,27 @@ def test_a_taken_port_is_one_clear_error(tmp_path: Path, async_mode: str) -> Non
     assert done.returncode == 1
     assert "Address already in use" in done.stderr and str(port) in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_start_upgrades_an_old_database_keeping_its_data(tmp_path: Path) -> None:
+    """A database made by an older release (the first revision only, one user in it) is
+    brought to the newest revision by the next start, with its rows kept."""
+    instance = tmp_path / "instance"
+    instance.mkdir()
+    db = Database(f"sqlite:///{instance / 'svara.db'}")
+    command.upgrade(migrations.alembic_config(db.engine), "0001")
+    with db.engine.begin() as connection:
+        connection.execute(
+            text(
+                "INSERT INTO users (name, password_hash, is_admin, banned, created) "
+                "VALUES ('old', '-', 1, 0, '2025-01-01 00:00:00')"
+            )
+        )
+    assert migrations.current(db.engine) == "0001" != migrations.head()
+    server = start_server(instance, "threading")
+    server.stop()
+    assert not any(PASSWORD.search(line) for line in server.output), "users existed already"
+    assert migrations.current(db.engine) == migrations.head()
+    with db.session() as s:
+        assert s.exec(select(User.name)).all() == ["old"]
+    db.dispose()
