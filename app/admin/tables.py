@@ -66,9 +66,9 @@ def new_table(
     checked = find_variant(s, variant, {**overrides, **({"seats": seats} if seats else {})})
     if not 0 <= bots < checked["seats"]:
         raise AdminError(f"bots must be 0 to {checked['seats'] - 1} at {checked['seats']} seats")
-    if bots and "bots" in checked.rules:
-        overrides["bots"] = True
     stored = json_rules(checked.rules)
+    if bots and "bots" in stored:
+        overrides["bots"] = stored["bots"] = True
     table = create_table(
         s,
         name,

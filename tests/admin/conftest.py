@@ -49,6 +49,12 @@ class Admin:
         assert result.exit_code == 0, (result.output, result.stderr, result.exception)
         return json.loads(result.stdout)
 
+    def ok_or_fail(self, *args: str) -> Any:
+        """Run with --json; the command must end with 0 or 1 (a check that failed)."""
+        result = self.run(*args, "--json")
+        assert result.exit_code in (0, 1), (result.output, result.stderr, result.exception)
+        return json.loads(result.stdout)
+
     def refused(self, *args: str, match: str) -> Result:
         """Run; the command must end with status 2, the reason on stderr, nothing changed."""
         before = snapshot(self.db)
