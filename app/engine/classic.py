@@ -378,7 +378,11 @@ class ClassicHand(Hand):
             if not legal:
                 raise RuleError(self._not_your_turn(p, waiting), p)
             options = ", ".join(describe(option) for option in legal)
-            raise RuleError(f"{p} may not {describe(action)} now; legal: {options}", p)
+            why = self._why_not(p, action)
+            raise RuleError(
+                f"{p} may not {describe(action)} now{f' ({why})' if why else ''}; legal: {options}",
+                p,
+            )
         start = len(self.events)
         if do in _MAY_DEAL:
             snapshot = self._snapshot()
@@ -391,6 +395,42 @@ class ClassicHand(Hand):
             self._apply(action)
         self._legal_cache = (None, [])
         return self.events[start:]
+
+    def _why_not(self, p: str, action: Action) -> str | None:
+        """The rule behind a refusal on the player's own turn, for the common cases."""
+        do, level = action.do, self.level
+        closing = level is not None and p == self.closer
+        if self.phase != BETTING or (self.dark_waiting and p == self.dark_now):
+            return None
+        if do == "look":
+            if len(self.active) < 3:
+                return "a look needs three active players, C-4.11"
+            if self.dark_waiting:
+                return "nobody looks before the dark player's first decision, C-4.16"
+            if level is None:
+                return "no bet is open, C-4.11"
+            return f"{self._prev_active(p)} has not paid the level {level}, C-4.11"
+        if do == "pass":
+            return (
+                f"a bet of {level} is open, C-4.4"
+                if level
+                else "the last word opens or bets, C-2.7"
+            )
+        if do == "open":
+            return "only the last word with no bet opens, C-2.7"
+        if do in ("lock", "give_on", "propose") and not closing:
+            return "only on the closing turn, C-4.10a"
+        if do == "lock":
+            return "only with two active players, C-4.8"
+        if do == "propose":
+            return "one proposal per turn, C-5.2" if self.vote_spent else "2 or 3 players, C-5.1"
+        if do == "bet" and closing:
+            return "on the closing turn a raise is give_on N, C-4.5"
+        if do == "bet" and action.to not in self.levels:
+            return f"the levels are {', '.join(map(str, self.levels))}, C-4.2"
+        if do == "bet" and action.to is not None and action.to > self.balance[p]:
+            return f"{p} has {self.balance[p]}, C-4.12"
+        return None
 
     def _not_your_turn(self, p: str, waiting: Sequence[str]) -> str:
         names = ", ".join(waiting) or "nobody"
