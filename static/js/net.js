@@ -16,6 +16,6 @@ export function connect(statusEl, t) {
   socket.on("disconnect", () => show(true, t("reconnecting")));
   socket.on("connect_error", () => show(true, t("reconnecting")));
   globalThis.addEventListener("offline", () => show(true, t("offline")));
-  globalThis.addEventListener("online", () => socket.connected || socket.connect());
+  globalThis.addEventListener("online", () => (socket.connected ? show(false, "") : socket.connect()));
   return socket;
 }

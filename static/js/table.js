@@ -132,16 +132,20 @@ function receive(msg) {
   );
   state = next;
   if (state.view !== before) effects(before, state.view, state.news);
-  if (state.table.game && !local.score && settings.autoCount) {
-    loadScorer(state.table.game).then(
-      (score) => {
-        local.score = score;
-        draw();
-      },
-      () => {},
-    );
-  }
+  ensureScorer();
   draw();
+}
+
+/** The count (C-3.9) needs the game's scoring table, fetched once it is switched on. */
+function ensureScorer() {
+  if (!state.table.game || local.score || !settings.autoCount) return;
+  loadScorer(state.table.game).then(
+    (score) => {
+      local.score = score;
+      draw();
+    },
+    () => {},
+  );
 }
 
 function chatLine(line) {
@@ -288,6 +292,7 @@ globalThis.addEventListener("svara-settings", (ev) => {
   t = translator(settings.lang);
   document.documentElement.classList.toggle("four-colour", settings.fourColour);
   for (const k of Object.keys(drawn)) delete drawn[k];
+  ensureScorer();
   draw();
 });
 
