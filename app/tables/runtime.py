@@ -245,11 +245,7 @@ class LiveTable:
     def join(self, sid: str, person: Person, since: int | None) -> dict[str, Any]:
         """A socket watches the table: the current state, the chat, and what it missed."""
         with self.lock:
-            was_connected = self.connected(person.name)
-            self.watchers[sid] = person
-            member = self.member(person.name)
-            if member is not None and not was_connected:
-                self.scheduler.cancel((self.id, "offline", person.name))
+            if self._attach(sid, person):
                 self._changed([self._event("online", person.name)], skip=sid)
             missed = None
             if since is not None and (
@@ -272,15 +268,20 @@ class LiveTable:
     def follow(self, sid: str, person: Person) -> None:
         """A seated or queued player's new socket watches the table at once (C-8.1, C-8.2)."""
         with self.lock:
-            was_connected = self.connected(person.name)
             for old in [old for old, p in self.watchers.items() if p.name == person.name]:
                 del self.watchers[old]
-            self.watchers[sid] = person
-            self.scheduler.cancel((self.id, "offline", person.name))
-            if was_connected:
-                self.services.emit("table:state", self.state_for(person.name, []), to=sid)
-            else:
+            if self._attach(sid, person):
                 self._changed([self._event("online", person.name)])
+            else:
+                self.services.emit("table:state", self.state_for(person.name, []), to=sid)
+
+    def _attach(self, sid: str, person: Person) -> bool:
+        """Add a watcher; True when that brings a seated player back online."""
+        back = not self.connected(person.name) and self.member(person.name) is not None
+        self.watchers[sid] = person
+        if back:
+            self.scheduler.cancel((self.id, "offline", person.name))
+        return back
 
     def queued(self, name: str) -> bool:
         return any(p.name == name for p, _ in self.queue)
@@ -449,12 +450,16 @@ class LiveTable:
     def _open_gathering(self) -> Event:
         """C-1.3: the first «Готов» starts the gathering timer."""
         self.gathering, self.extended = True, False
-        seconds = (
-            self.variant[self.manners.gather_param] if self.manners.gather_param else GATHER_SECONDS
+        return self._event("gathering", None, deadline=self._arm_gathering())
+
+    def _arm_gathering(self) -> float:
+        """A full gathering period from now (`ready_seconds`, `new_hand_seconds`, C-1.3's 30 s)."""
+        param = self.manners.gather_param
+        self.gather_deadline = self.scheduler.deadline_in(
+            self.variant[param] if param else GATHER_SECONDS
         )
-        self.gather_deadline = self.scheduler.deadline_in(seconds)
         self.scheduler.set((self.id, "gather"), self.gather_deadline, self._gathering_expired)
-        return self._event("gathering", None, deadline=self.gather_deadline)
+        return self.gather_deadline
 
     def _ready(self) -> list[Member]:
         return [
@@ -476,24 +481,19 @@ class LiveTable:
         with self.lock:
             if not self.gathering:
                 return
+            events: list[Event] = []
             if len(self._ready()) >= 2:
                 events = self._stand_silent() + self._start_hand()
+                if self.phase == PLAYING:
+                    return self._changed(events)
             elif not self.extended:  # C-1.3: one more period
                 self.extended = True
-                seconds = self.gather_deadline_seconds()
-                self.gather_deadline = self.scheduler.deadline_in(seconds)
-                self.scheduler.set(
-                    (self.id, "gather"), self.gather_deadline, self._gathering_expired
+                return self._changed(
+                    [self._event("extended", None, deadline=self._arm_gathering())]
                 )
-                events = [self._event("extended", None, deadline=self.gather_deadline)]
-            else:  # C-1.3's Decision: wait for a new «Готов»
-                self.gathering, self.gather_deadline = False, None
-                events = [self._event("gathering_lapsed", None), *self._stand_silent()]
-            self._changed(events)
-
-    def gather_deadline_seconds(self) -> int:
-        param = self.manners.gather_param
-        return self.variant[param] if param else GATHER_SECONDS
+            # C-1.3's Decision: wait for a new «Готов»
+            self.gathering, self.gather_deadline = False, None
+            self._changed([*events, self._event("gathering_lapsed", None), *self._stand_silent()])
 
     def _stand_silent(self) -> list[Event]:
         """C-1.7: whoever did not answer the gathering leaves the table (classic); in
@@ -644,6 +644,8 @@ class LiveTable:
                 member = self.member(p)
                 if member is not None and self.manners.stand_idle:
                     member.idle = True  # C-1.7's Decision: stood up when the hand ends
+            if not events:  # nothing could be applied: a fresh period, not a busy loop
+                self.turn = None
             self._changed(events + self._advance())
 
     def _hand_over(self) -> list[Event]:
