@@ -17,7 +17,7 @@ hands it to the next active player, who is then on his closing turn at once.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from math import ceil
 from typing import Any, ClassVar
 
@@ -202,44 +202,31 @@ class ClassicHand(Hand):
         return None
 
     # --- seats --------------------------------------------------------------------------
-    def _next_of(self, name: str, pool: Iterable[str] | None = None) -> str:
-        """The nearest seat clockwise after `name` that is in `pool` (participants)."""
-        members = self.participants if pool is None else pool
+    def _seek(self, name: str, step: int, pool: Collection[str], start: int = 1) -> str:
+        """The nearest member of `pool` from `name`'s seat, going clockwise (`step` 1) or
+        counter-clockwise (-1), `start` seats away at the nearest."""
+        names, n = self.names, self.n
         i = self.seat_of[name]
-        for k in range(1, self.n + 1):
-            q = self.names[(i + k) % self.n]
-            if q in members:
+        for k in range(start, n + 1):
+            q = names[(i + step * k) % n]
+            if q in pool:
                 return q
         raise RuleError("nobody left to take the turn")
+
+    def _next_of(self, name: str) -> str:
+        """The nearest participant clockwise after `name` (C-1.5, C-2.3)."""
+        return self._seek(name, 1, self.participants)
 
     def _next_active(self, name: str) -> str:
-        names, n, active = self.names, self.n, self.active
-        i = self.seat_of[name]
-        for k in range(1, n):
-            q = names[(i + k) % n]
-            if q in active:
-                return q
-        raise RuleError("nobody left to take the turn")
+        return self._seek(name, 1, self.active)
 
     def _prev_active(self, name: str) -> str:
-        names, n, active = self.names, self.n, self.active
-        i = self.seat_of[name]
-        for k in range(1, n):
-            q = names[(i - k) % n]
-            if q in active:
-                return q
-        raise RuleError("nobody left to take the turn")
+        return self._seek(name, -1, self.active)
 
     def _last_word(self) -> str:
         """C-2.7: with no bet, the last word is the dealer's, or in a Svara without him the
         last active player in turn order (the nearest one counter-clockwise from the dealer)."""
-        names, n, active = self.names, self.n, self.active
-        i = self.seat_of[self.anchor]
-        for k in range(n):
-            q = names[(i - k) % n]
-            if q in active:
-                return q
-        raise RuleError("nobody left to take the turn")
+        return self._seek(self.anchor, -1, self.active, start=0)
 
     def _in_seat_order(self, players: Iterable[str]) -> tuple[str, ...]:
         return tuple(sorted(players, key=self.seat_of.__getitem__))
