@@ -5,6 +5,9 @@ const RU = {
   // top bar and panels
   mic: "Микрофон",
   listen: "Звук",
+  mic_off: "микрофон выключен",
+  listen_off: "не слушает",
+  voice_failed: "Голосовой чат недоступен",
   settings: "Настройки",
   history: "История действий",
   rules: "Правила",
@@ -140,6 +143,9 @@ const RU = {
 const EN = {
   mic: "Mic",
   listen: "Sound",
+  mic_off: "mic off",
+  listen_off: "not listening",
+  voice_failed: "Voice chat is unavailable",
   settings: "Settings",
   history: "Action history",
   rules: "Rules",

@@ -2,12 +2,13 @@
 // page. No DOM, no clock, no sockets here: table.js feeds it, tests feed it fixture views.
 //
 // state: {table: {id, name, game, seats, ante}, seats: [{name, balance, connected, ready,
-//         skipping, mic, speaking} | null], queue, me, view (the engine's view of `me`, or
+//         skipping} | null], queue, me, view (the engine's view of `me`, or
 //         null between hands), between: [{do, price}] (table-level choices), deadlines:
 //         {name: {at, total}} (client ms)}
 // ctx:   {t, lang, settings, now, fresh (Set of names just dealt), upBefore (how many of
 //         the viewer's cards were face up before: the rest turn over), score (cards →
-//         {points, absolute, label} | null), draft ({key: amount} typed raise amounts), banner}
+//         {points, absolute, label} | null), draft ({key: amount} typed raise amounts), banner,
+//         voice ({name: {mic, listen}} of players in the voice chat), speaking (Set of names)}
 
 import { cardHtml } from "./cards.js";
 
@@ -35,6 +36,12 @@ const BAR_ORDER = [
   "fold", "muck", "pass", "check", "open", "look", "call", "bet", "lock", "give_on",
   "raise", "blind", "dark", "show", "propose",
 ];
+
+// The muted-mic and not-listening icons of a seat (ui.md), as in the top bar.
+const ICON_MIC_OFF =
+  '<svg viewBox="0 0 24 24" aria-hidden="true"><rect x="9" y="3" width="6" height="11" rx="3"/><path d="M5 11a7 7 0 0 0 14 0M12 18v3M4 4l16 16"/></svg>';
+const ICON_LISTEN_OFF =
+  '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M4 9h4l5-4v14l-5-4H4z"/><path d="M4 4l16 16"/></svg>';
 
 /** Seat positions (percent of the felt box) for `n` seats, the viewer's at the bottom. */
 export function seatPositions(n) {
@@ -166,7 +173,7 @@ function seatHtml(seat, pos, k, state, ctx, players, last) {
   if (turn) classes.push("turn");
   if (p) classes.push(`state-${p.state}`);
   if (seat.connected === false) classes.push("away");
-  if (seat.speaking) classes.push("speaking");
+  if (ctx.speaking?.has(seat.name)) classes.push("speaking");
   const marks = [];
   if (view && view.dealer === seat.name) marks.push(`<span class="mark dealer" title="${t("dealer_title")}">${t("dealer_mark")}</span>`);
   if (p?.dark) marks.push(`<span class="mark dark" title="${t("dark_title")}">${t("dark_mark")}</span>`);
@@ -174,7 +181,9 @@ function seatHtml(seat, pos, k, state, ctx, players, last) {
   if (p?.all_in) marks.push(`<span class="mark allin">${t("all_in")}</span>`);
   const shownScore = p && showdownScore(view, p, t);
   if (shownScore) marks.push(`<span class="mark points">${esc(shownScore)}</span>`);
-  if (seat.mic === false) marks.push('<span class="mark muted" title="mic off">🔇</span>');
+  const voice = ctx.voice?.[seat.name];
+  if (voice && !voice.mic) marks.push(`<span class="mark muted" title="${t("mic_off")}">${ICON_MIC_OFF}</span>`);
+  if (voice && !voice.listen) marks.push(`<span class="mark deaf" title="${t("listen_off")}">${ICON_LISTEN_OFF}</span>`);
   if (!view && seat.ready) marks.push(`<span class="mark ready">${t("ready")}</span>`);
   if (!view && seat.skipping) marks.push(`<span class="mark skip">${t("skipping")}</span>`);
   const money_ = p ? p.balance : seat.balance;

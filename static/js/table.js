@@ -21,13 +21,25 @@ document.documentElement.classList.toggle("four-colour", settings.fourColour);
 const regions = { felt: $("#felt"), hand: $("#hand"), actions: $("#actions"), dialog: $("#dialog"), history: $("#history-list") };
 const drawn = {};
 
-const local = { fresh: new Set(), upBefore: 3, draft: {}, banner: null, score: null };
+const local = { fresh: new Set(), upBefore: 3, draft: {}, banner: null, score: null, voice: {}, speaking: new Set() };
 let state = { table: { id: tableId, name: page.name || "", game: page.game || "classic", seats: 0 }, seats: [], queue: 0, me: null, view: null, between: [], deadlines: {} };
 let bannerTimer = 0;
 let clockSkew = 0; // server time − client time, in ms
 
 function ctx() {
-  return { t, lang: settings.lang, settings, now: Date.now(), fresh: local.fresh, upBefore: local.upBefore, score: local.score, draft: local.draft, banner: local.banner };
+  return {
+    t,
+    lang: settings.lang,
+    settings,
+    now: Date.now(),
+    fresh: local.fresh,
+    upBefore: local.upBefore,
+    score: local.score,
+    draft: local.draft,
+    banner: local.banner,
+    voice: local.voice,
+    speaking: local.speaking,
+  };
 }
 
 /** Write each region only when its HTML changed, so running animations are not restarted. */
@@ -39,6 +51,9 @@ function draw() {
       drawn[name] = html;
     }
   }
+  // Deals and turned cards animate once: later draws show them in place.
+  local.fresh = new Set();
+  local.upBefore = 3;
   document.body.classList.toggle("has-dialog", Boolean(out.dialog));
   document.body.classList.toggle("my-turn", (state.view?.awaiting || []).includes(state.me));
   $("#table-name").textContent = state.table.name || "";
@@ -164,6 +179,11 @@ socket.on("connect", () =>
     $("#chat-list").replaceChildren();
     for (const line of ack.chat || []) chatLine(line);
     receive(ack.state);
+    // Back after a reload with voice on: the server kept the toggles (voice:join).
+    const seated = state.seats.some((seat) => seat?.name === state.me);
+    if (seated && !voice && sessionStorage.getItem(VOICE_KEY)) {
+      startVoice(true).then(showVoice, (error) => toast(`${t("voice_failed")}: ${error.message}`));
+    }
   }),
 );
 socket.on("connect_error", (err) => {
@@ -175,12 +195,7 @@ socket.on("session:taken_over", () => {
   $("[data-net]").textContent = t("taken_over");
 });
 socket.on("table:state", receive);
-socket.on("error", (msg) => {
-  const note = $("#toast");
-  note.textContent = msg?.reason || "";
-  note.hidden = !note.textContent;
-  setTimeout(() => (note.hidden = true), 3000);
-});
+socket.on("error", (msg) => toast(msg?.reason || ""));
 
 function act(payload) {
   socket.emit(EVENTS.act, { table: tableId, version: state.version, ...payload });
@@ -271,10 +286,76 @@ socket.on(EVENTS.chat, (line) => {
   }
 });
 
+// --- voice (C-8.3, docs/protocol.md «Voice»): the two toggles of the top bar ---------------
+
+let voice = null;
+const VOICE_KEY = `svara.voice.${tableId}`;
+
+function showVoice() {
+  $("#mic").setAttribute("aria-pressed", String(Boolean(voice?.mic && voice.pc)));
+  $("#listen").setAttribute("aria-pressed", String(Boolean(voice?.listen && voice.pc)));
+}
+
+function toast(text) {
+  const note = $("#toast");
+  note.textContent = text;
+  note.hidden = !text;
+  setTimeout(() => (note.hidden = true), 3000);
+}
+
+/** Voice starts from the first press of either toggle; «Звук» alone never opens the mic. */
+async function startVoice(wantMic) {
+  const { Voice } = await import("../voice.js");
+  voice = new Voice({
+    table: tableId,
+    signal: (event, payload) => socket.timeout(10000).emitWithAck(event, payload),
+    onLevel: (name, level) => {
+      const speaking = level > 0.08;
+      if (speaking === local.speaking.has(name)) return;
+      if (speaking) local.speaking.add(name);
+      else local.speaking.delete(name);
+      seatEl(name)?.classList.toggle("speaking", speaking);
+    },
+    onState: (s) => {
+      if (String(s).startsWith("failed")) toast(t("voice_failed"));
+      showVoice();
+    },
+  });
+  await voice.start();
+  if (!wantMic && voice.mic) await voice.setMic(false);
+  sessionStorage.setItem(VOICE_KEY, "on");
+}
+
+async function toggleVoice(which) {
+  try {
+    if (!voice?.pc) await startVoice(which === "mic");
+    else if (which === "mic") await voice.setMic(!voice.mic);
+    else await voice.setListen(!voice.listen);
+    if (which === "listen" && !voice.listen) await voice.setListen(true);
+  } catch (error) {
+    toast(`${t("voice_failed")}: ${error.message}`);
+  }
+  showVoice();
+}
+
+$("#mic").addEventListener("click", () => toggleVoice("mic"));
+$("#listen").addEventListener("click", () => toggleVoice("listen"));
+for (const event of ["voice:slots", "voice:levels", "voice:peer", "voice:restart"]) {
+  socket.on(event, (payload) => voice?.handle(event, payload));
+}
+socket.on("voice:member", (m) => {
+  if (m.table !== tableId) return;
+  if (m.gone) delete local.voice[m.player];
+  else local.voice[m.player] = { mic: m.mic, listen: m.listen };
+  draw();
+});
+
 /** «Выйти»: stand up (a fold in a hand, S-1.7) and go back to the lobby. */
 $("#leave")?.addEventListener("click", (ev) => {
   ev.preventDefault();
   const href = $("#leave").href;
+  sessionStorage.removeItem(VOICE_KEY);
+  voice?.close();
   if (!socket.connected) return (location.href = href);
   socket.timeout(2000).emit(EVENTS.stand, { table: tableId }, () => (location.href = href));
 });
