@@ -590,8 +590,9 @@ class ClassicHand(Hand):
 
     def _timeout(self, p: str) -> None:
         """C-4.12, C-4.13, C-2.7, C-5.3, C-7.3, C-7.5: the automatic action of the phase."""
-        self.timed_out.add(p)
         phase = self.phase
+        # C-1.7: whose timer ran out (during a vote, the proposer's turn time).
+        self.timed_out.add(self.proposer if phase == VOTE and self.proposer else p)
         if phase == SVARA_ENTRY:
             self._entry(p, False, timeout=True)
         elif phase == DARK_DECISION:
@@ -600,7 +601,6 @@ class ClassicHand(Hand):
             proposer = self.proposer
             assert proposer is not None
             self._end_vote("timeout", None)
-            self.timed_out.add(proposer)
             self._fold(proposer, "timeout")
         elif self.level is not None:
             self._fold(p, "timeout")

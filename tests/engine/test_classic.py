@@ -361,6 +361,16 @@ def test_a_proposal_waits_for_the_others_and_the_proposer_may_still_act() -> Non
     assert [e.kind for e in hand.events[-2:]] == ["vote_cancelled", "give_on"]
 
 
+def test_a_vote_timeout_is_the_proposers() -> None:
+    """C-5.3, C-1.7: the vote runs in the proposer's turn time; when a voter's answer is
+    still missing at its end, the proposer folds and he is the one who timed out."""
+    hand = four()
+    play(hand, "boris bet 10", "vera fold", "gleb fold", "anna bet 10", "boris propose split")
+    play(hand, "anna timeout")
+    assert hand.result().winners == ["anna"]
+    assert hand.view(None)["timed_out"] == ["boris"]
+
+
 def test_every_payment_is_a_transfer_and_an_event_with_its_amount() -> None:
     """C-0.3, C-2.1: the ledger gets one transfer per payment and the award; the events
     carry the amounts."""
