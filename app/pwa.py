@@ -32,6 +32,7 @@ SHELL = (
     "js/sound.js",
     "js/table.js",
     "vendor/socket.io.esm.min.js",
+    "voice.js",
     "icons/icon.svg",
     "icons/icon-192.png",
     "icons/icon-512.png",
