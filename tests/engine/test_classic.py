@@ -280,6 +280,21 @@ def test_own_count_is_in_ones_own_view_only() -> None:
     assert (boris["points"], boris["absolute"]) == (None, True)
 
 
+def test_the_history_is_every_decision_in_order() -> None:
+    """C-4.15: the view's events are the hand's decisions in order (the table shows the
+    last three, «История действий» all of them)."""
+    hand = four()
+    play(hand, "boris bet 10", "vera look", "gleb timeout", "anna bet 20")
+    decisions = [(e["kind"], e.get("player")) for e in hand.view("gleb")["events"]][2:]
+    assert decisions == [
+        ("bet", "boris"),
+        ("look", "vera"),
+        ("fold", "gleb"),
+        ("bet", "anna"),
+    ]
+    assert hand.view("gleb")["events"][4] == {"kind": "fold", "player": "gleb", "reason": "timeout"}
+
+
 def test_win_by_folds_keeps_the_winners_cards_hidden() -> None:
     """C-6.2: the last player wins at once and nobody sees his cards."""
     hand = four()
