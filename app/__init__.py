@@ -18,7 +18,15 @@ if TYPE_CHECKING:
     from flask import Flask
 
 ROOT = Path(__file__).resolve().parent.parent
-FEATURES = ("app.protocol", "app.auth", "app.lobby", "app.tables", "app.pages", "app.pwa")
+FEATURES = (
+    "app.protocol",
+    "app.auth",
+    "app.lobby",
+    "app.tables",
+    "app.bots",
+    "app.pages",
+    "app.pwa",
+)
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:

@@ -36,11 +36,13 @@ from app.models import (
     Table,
     User,
 )
+from app.variants import table_variant
 
 GRANT = "grant"
 REFUND = "refund"
 BUY_IN = "buy_in"
 CASH_OUT = "cash_out"
+PRACTICE = "practice chips"  # the reason of the grants that make and take practice stacks
 
 
 class LedgerError(Exception):
@@ -232,18 +234,30 @@ def post(
     return rows
 
 
+def practice_table(s: Session, table_id: int) -> bool:
+    """B-1.4: a practice table plays with its own chips, never with the balance."""
+    table = s.get(Table, table_id)
+    return table is not None and bool(table_variant(s, table).rules.get("practice"))
+
+
 def buy_in(s: Session, user_id: int, table_id: int, amount: int) -> list[LedgerEntry]:
-    """Move money from a balance to a stack at a table (S-1.5)."""
+    """Move money from a balance to a stack at a table (S-1.5); at a practice table the
+    chips are granted to the stack and the balance is not touched (B-1.4)."""
     source, target = user_account(s, user_id), stack_account(s, user_id, table_id)
+    if practice_table(s, table_id):
+        return move(s, [Leg(target, amount)], GRANT, table_id=table_id, reason=PRACTICE, grant=True)
     return transfer(s, source, target, amount, BUY_IN, table_id=table_id)
 
 
 def cash_out(s: Session, user_id: int, table_id: int) -> list[LedgerEntry]:
-    """Return a whole stack to the balance (standing up, a closed table, recovery)."""
+    """Return a whole stack to the balance (standing up, a closed table, recovery); practice
+    chips are taken back instead (B-1.4)."""
     stack = stack_account(s, user_id, table_id)
     amount = balance(s, stack)
     if amount == 0:
         return []
+    if practice_table(s, table_id):
+        return move(s, [Leg(stack, -amount)], GRANT, table_id=table_id, reason=PRACTICE, grant=True)
     return transfer(s, stack, user_account(s, user_id), amount, CASH_OUT, table_id=table_id)
 
 

@@ -35,7 +35,7 @@ def serve(host: str | None, port: int | None, instance: str) -> None:
 
         eventlet.monkey_patch()
 
-    from app import create_app, tables
+    from app import bots, create_app, tables
     from app.admin import live
     from app.auth.service import ADMIN_NAME, ensure_admin
     from app.lobby.service import ensure_demo_table
@@ -59,6 +59,7 @@ def serve(host: str | None, port: int | None, instance: str) -> None:
         click.echo(f"Svara is listening on {address}  (instance {app.instance_path})")
 
     tables.start(app)  # recover unfinished hands (C-8.5), start the timers
+    bots.start(app)  # the bots of open tables sit down (issue 9)
     live.start(app)  # apply the admin CLI's changes as they come (app/admin/notices.py)
     run(app, app.config["HOST"], int(app.config["PORT"]), ready)
 

@@ -1,0 +1,152 @@
+"""Bots at live tables (issue 9): the practice table, seat fillers, their manners.
+
+- `POST /practice`: one click from the lobby to a private practice table (B-1.4: the
+  `svara32-practice` preset, 500 practice chips each, ante 10) with the player seated
+  against «Гэри»; practice chips never touch the balance (app/ledger.py).
+- `table:bots` {table, fill}: the table's creator fills its free seats with bots, or sends
+  them away (they play out a hand in progress first).
+- `fill_table(app, table_id, count)`: the service `svara admin table create --bots N` calls
+  in the serving process; `start(app)` seats the bots of open tables after a restart.
+- Bots step aside between hands when a person queues for a seat (app/bots/seats.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, Flask, current_app, redirect, url_for
+from sqlmodel import select
+
+from app import protocol
+from app.auth.presence import Player
+from app.auth.service import current_user, login_required
+from app.engine.variants import get_variant
+from app.lobby.service import EXTENSION as LOBBY
+from app.lobby.service import create_table
+from app.models import Table
+from app.models.db import EXTENSION as DB
+from app.tables import EXTENSION as TABLES
+from app.tables.runtime import LiveTable, Person, TableError
+
+from .seats import PRACTICE_BOT, ROSTER, BotSeats
+from .store import PracticeStore
+
+EXTENSION = "svara.bots"
+PRACTICE = "svara32-practice"
+
+bp = Blueprint("bots", __name__)
+
+
+def _bots() -> BotSeats:
+    return current_app.extensions[EXTENSION]
+
+
+def live_table(app: Flask, table_id: int) -> LiveTable:
+    """The live table, with the practice store at a practice table (B-1.4)."""
+    live: LiveTable = app.extensions[TABLES].get(table_id)
+    with live.lock:
+        if live.variant.rules.get("practice") and not isinstance(live.store, PracticeStore):
+            live.store = PracticeStore(live.store.db)
+    return live
+
+
+def fill_table(app: Flask, table_id: int, count: int | None = None) -> list[str]:
+    """Seat `count` bots (every free seat when None) at an open table; their names."""
+    live = live_table(app, table_id)
+    names = app.extensions[EXTENSION].fill(live, count)
+    app.extensions[LOBBY].publish(table_id)
+    return names
+
+
+@bp.post("/practice")
+@login_required
+def practice() -> Any:
+    """B-1.4: the player's own practice table against «Гэри» (reused while it is open),
+    the player already seated with his practice chips."""
+    user = current_user()
+    assert user is not None and user.id is not None
+    db = current_app.extensions[DB]
+    with db.session() as s:
+        table = s.exec(
+            select(Table).where(
+                Table.variant == PRACTICE, Table.created_by == user.id, ~Table.closed
+            )
+        ).first()
+        if table is None:
+            preset = get_variant(PRACTICE)
+            stack = preset["practice_stack"] // preset["ante"]  # in antes: 500 chips each
+            table = create_table(
+                s,
+                f"Практика · {user.name}",
+                PRACTICE,
+                private=True,
+                created_by=user.id,
+                rules={"buy_in_min": stack, "buy_in_max": stack},
+            )
+            table.bots = 1
+            s.add(table)
+        table_id = table.id
+    assert table_id is not None
+    live = live_table(current_app, table_id)  # type: ignore[arg-type]
+    person = Person(user.id, user.name)
+    with live.lock:
+        if live.member(user.name) is None and not live.queued(user.name):
+            live.sit(person, None, None)
+        if not any(m.name == PRACTICE_BOT for m in live.members()):
+            _bots().fill(live, 1)
+    return redirect(url_for("pages.table", table_id=table_id))
+
+
+@bp.get("/bots.json")
+def roster() -> Any:
+    """The bots' names and avatars, for the table page to draw them."""
+    return {"bots": [{"name": name, "avatar": avatar} for name, avatar in ROSTER.items()]}
+
+
+def _toggle(player: Player, payload: dict[str, Any]) -> dict[str, Any]:
+    """`table:bots`: only the table's creator fills its free seats or clears its bots."""
+    app: Flask = current_app._get_current_object()  # type: ignore[attr-defined]
+    with app.extensions[DB].session() as s:
+        table = s.get(Table, payload["table"])
+        creator = None if table is None or table.closed else table.created_by
+    if creator is None or creator != player.id:
+        return protocol.refuse("table:bots", "only the table's creator seats bots")
+    try:
+        live = live_table(app, payload["table"])
+    except TableError as refused:
+        return protocol.refuse("table:bots", refused.reason)
+    if payload["fill"]:
+        names = fill_table(app, live.id)
+    else:
+        names = _bots().clear(live)
+        app.extensions[LOBBY].publish(live.id)
+    return {"ok": True, "bots": names}
+
+
+def init_app(app: Flask) -> None:
+    think = app.config.get("BOT_THINK", (1.0, 3.0))
+    low, high = (think, think) if isinstance(think, int | float) else think
+    app.extensions[EXTENSION] = BotSeats(
+        app.extensions[TABLES], app.extensions[DB], (float(low), float(high))
+    )
+    app.register_blueprint(bp)
+    protocol.on("table:bots", _toggle, required={"table": int, "fill": bool})
+
+
+def start(app: Flask) -> None:
+    """The serving process, after the tables' recovery: bots of a recovered hand play on,
+    and every open table created with bots gets them seated."""
+    with app.app_context():
+        bots: BotSeats = app.extensions[EXTENSION]
+        for live in app.extensions[TABLES].live():
+            bots.adopt(live_table(app, live.id))
+        with app.extensions[DB].session() as s:
+            wanted = {
+                t.id: t.bots for t in s.exec(select(Table).where(~Table.closed, Table.bots > 0))
+            }
+        for table_id, count in wanted.items():
+            assert table_id is not None
+            live = live_table(app, table_id)
+            missing = count - len(bots.at(live))
+            if missing > 0:
+                bots.fill(live, missing)

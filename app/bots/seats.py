@@ -1,0 +1,239 @@
+"""Bot seats at live tables (issue 9): the server plays them through the table runtime.
+
+A bot is a user (no password opens it) who watches its table the way a person's socket
+does: `LiveTable.join` with a socket id of its own. The runtime sends it its `table:state`
+through `Services.emit` like everyone else; this module takes those states (they never reach
+Socket.IO), waits a human-like moment in the table scheduler and answers through the same
+`LiveTable` calls the socket handlers make: `sit`, `answer` («Готов», the dark), `act`,
+`stand`. It sees only its own state (its seat's view and legal actions), never the hand's
+hidden cards. It never joins the voice chat, and it goes when the table closes.
+
+Its money: at a practice table its chips are practice chips like the person's (B-1.4,
+app/ledger.py); elsewhere the server grants it its stake (a ledger grant) before it sits
+(S-1.5) or, at classic, before each «Готов» (C-0.2).
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from sqlmodel import select
+
+from app import ledger
+from app.engine.bots_odds import OddsBot
+from app.engine.hand import Legal
+from app.models import Database, Table, User
+from app.tables.registry import Tables
+from app.tables.runtime import DARK, PLAYING, READY, LiveTable, Person, TableError
+
+log = logging.getLogger(__name__)
+
+BOT_HASH = "!bot"  # not an argon2 hash: no password logs a bot in (app/auth/service.py)
+SID = "bot:"  # the socket ids of bots: emits to them come here, not to Socket.IO
+# Names and avatars: «Гэри» is the practice bot of seed 004.
+ROSTER: dict[str, str] = {
+    "Гэри": "🎩",
+    "Бот Вася": "🐻",
+    "Бот Зина": "🦊",
+    "Бот Толик": "🐺",
+    "Бот Люба": "🦉",
+    "Бот Петрович": "🐗",
+    "Бот Маша": "🐱",
+}
+PRACTICE_BOT = "Гэри"
+BANKROLL_ANTES = 100  # what a classic bot plays from (C-0.2), topped up between hands
+
+
+@dataclass
+class Seated:
+    """One bot at one table: who it is, its socket id and its policy."""
+
+    person: Person
+    sid: str
+    policy: OddsBot
+
+
+class BotSeats:
+    """Every bot of this process: seats them, hears their states, answers for them."""
+
+    def __init__(self, tables: Tables, db: Database, think: tuple[float, float]):
+        self.tables = tables
+        self.db = db
+        self.think = think  # seconds of game time before each answer (scaled for tests)
+        self.rng = random.Random(secrets.randbits(64))
+        self.bots: dict[str, tuple[int, Seated]] = {}  # sid -> (table id, bot)
+        emit = tables.services.emit
+        self._emit: Callable[..., None] = emit
+        tables.services.emit = self.emit
+
+    # --- the runtime's side -------------------------------------------------------------
+    def emit(self, event: str, data: Any = None, to: Any = None, **kwargs: Any) -> None:
+        """`Services.emit`: a bot's state schedules its answer; the rest goes to Socket.IO."""
+        if not (isinstance(to, str) and to.startswith(SID)):
+            self._emit(event, data, to=to, **kwargs)
+            return
+        found = self.bots.get(to)
+        if found is None or event != "table:state":
+            return
+        table_id, bot = found
+        scheduler = self.tables.scheduler
+        low, high = self.think
+        deadline = scheduler.deadline_in(self.rng.uniform(low, high))
+        scheduler.set((table_id, "bot", bot.sid), deadline, lambda: self.answer(table_id, bot))
+
+    # --- seats --------------------------------------------------------------------------
+    def at(self, live: LiveTable) -> list[Seated]:
+        """The bots seated at a table (in seat order)."""
+        seated = {bot.person.name: bot for tid, bot in self.bots.values() if tid == live.id}
+        return [seated[m.name] for m in live.members() if m.name in seated]
+
+    def fill(self, live: LiveTable, count: int | None = None) -> list[str]:
+        """Seat up to `count` bots (all the free seats when None); returns their names."""
+        with live.lock:
+            free = sum(1 for m in live.seats if m is None)
+            want = free if count is None else min(count, free)
+            names = []
+            for _ in range(want):
+                person = self._bot_user(live)
+                if person is None:
+                    break
+                self._sit(live, person)
+                names.append(person.name)
+            self._no_rake(live)
+            return names
+
+    def clear(self, live: LiveTable) -> list[str]:
+        """Every bot stands up (one in a hand plays it out first, as a person would)."""
+        with live.lock:
+            names = [bot.person.name for bot in self.at(live)]
+            for bot in self.at(live):
+                self._stand(live, bot)
+            return names
+
+    def adopt(self, live: LiveTable) -> None:
+        """Bots seated by a restart's recovery (issue 5.9) are played again."""
+        with live.lock:
+            bots = set(self._bot_names(m.name for m in live.members()))
+            for member in live.members():
+                if member.name in bots and not live.connected(member.name):
+                    self._watch(live, member.person)
+
+    def _sit(self, live: LiveTable, person: Person) -> None:
+        stack = None
+        if live.manners.stacks:
+            ante = live.variant["ante"]
+            stack = live.variant["buy_in_max"] * ante
+            if not live.variant.rules.get("practice"):
+                self._fund(person, stack)
+        live.sit(person, None, stack)
+        self._watch(live, person)
+
+    def _watch(self, live: LiveTable, person: Person) -> None:
+        sid = f"{SID}{live.id}:{person.id}"
+        self.bots[sid] = (live.id, Seated(person, sid, OddsBot(random.Random(self.rng.random()))))
+        live.join(sid, person, None)
+
+    def _stand(self, live: LiveTable, bot: Seated) -> None:
+        self.bots.pop(bot.sid, None)
+        self.tables.scheduler.cancel((live.id, "bot", bot.sid))
+        if live.member(bot.person.name) is not None:
+            live.stand(bot.person)
+        live.leave(bot.sid)
+
+    def _no_rake(self, live: LiveTable) -> None:
+        """S-8.2: no rake at a table with a bot — the variant's `bots` rule, kept with the
+        table (between hands: the hand in play keeps its rules)."""
+        if "bots" not in live.variant.rules or live.variant["bots"] or live.phase == PLAYING:
+            return
+        live.variant = live.variant.with_rules({"bots": True})
+        with self.db.session() as s:
+            table = s.get(Table, live.id)
+            if table is not None:
+                table.rules = {**table.rules, "bots": True}
+                s.add(table)
+
+    # --- bot users and their money ------------------------------------------------------
+    def _bot_user(self, live: LiveTable) -> Person | None:
+        """A bot not yet at this table (the practice bot first), made on first use."""
+        taken = {m.name for m in live.members()} | {p.name for p, _ in live.queue}
+        with self.db.session() as s:
+            for name in ROSTER:
+                if name in taken:
+                    continue
+                user = s.exec(select(User).where(User.name == name)).first()
+                if user is None:
+                    user = User(name=name, password_hash=BOT_HASH)
+                    s.add(user)
+                    s.flush()
+                if user.password_hash != BOT_HASH:
+                    continue  # a person has this name
+                assert user.id is not None
+                return Person(user.id, user.name)
+        return None
+
+    def _bot_names(self, names: Any) -> list[str]:
+        """Which of `names` are bots."""
+        wanted = set(names)
+        bots = select(User.name).where(User.password_hash == BOT_HASH)
+        with self.db.session() as s:
+            return [n for n in s.exec(bots).all() if n in wanted]
+
+    def _fund(self, person: Person, amount: int) -> None:
+        """The server's grant that lets a bot pay `amount` from its balance."""
+        with self.db.session() as s:
+            short = amount - ledger.user_balance(s, person.id)
+            if short > 0:
+                user = s.get(User, person.id)
+                assert user is not None
+                ledger.grant(s, user, short, "bot stake")
+
+    # --- answering ----------------------------------------------------------------------
+    def answer(self, table_id: int, bot: Seated) -> None:
+        """One decision for `bot` from its own fresh state, through the runtime's calls."""
+        live = next((t for t in self.tables.live() if t.id == table_id), None)
+        if live is None:  # the table closed: the bot is gone with it
+            self.bots.pop(bot.sid, None)
+            return
+        with live.lock:
+            if self.bots.get(bot.sid, (None, None))[1] is not bot:
+                return
+            if live.member(bot.person.name) is None:
+                self.bots.pop(bot.sid, None)
+                live.leave(bot.sid)
+                return
+            try:
+                self._decide(live, bot)
+            except TableError as refused:  # a newer state is on its way and decides again
+                log.info("table %s: %s was refused: %s", table_id, bot.person.name, refused)
+
+    def _decide(self, live: LiveTable, bot: Seated) -> None:
+        name = bot.person.name
+        state = live.state_for(name, [])
+        if live.phase == PLAYING:
+            hand = state["hand"]
+            if name not in hand["awaiting"] or not hand["legal"]:
+                return
+            legal = [Legal(**option) for option in hand["legal"]]
+            live.act(bot.person, state["version"], bot.policy.choose(name, legal, hand))
+            return
+        if live.queue:  # a person wants the seat: a bot steps aside between hands
+            self._stand(live, bot)
+            return
+        can = state["you"]["can"]
+        if READY not in can:
+            return
+        if not live.manners.stacks:  # C-0.2: a classic bot plays from its balance
+            self._fund(bot.person, BANKROLL_ANTES * live.variant["ante"])
+        elif not live.hand_cls.playable(live.variant, live.money.get(name, 0)):
+            if live.variant.rules.get("practice"):
+                return  # B-1.4: out of practice chips, the match is over
+            self._stand(live, bot)  # S-1.5: stand up and buy in again
+            self.fill(live, 1)
+            return
+        dark = DARK in can and bot.policy.wants_dark()
+        live.answer(bot.person, DARK if dark else READY)

@@ -1,0 +1,161 @@
+"""Bots at live tables (issue 9), against a real `svara serve` and real socket clients.
+
+The server runs with fast timers and `SVARA_BOT_THINK=0`, so a bot answers as soon as the
+scheduler fires; every wait below is on received events (tablekit.Player.until).
+"""
+
+from __future__ import annotations
+
+import re
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlmodel import select
+
+from app.lobby.service import create_table
+from app.models import HandRecord, Table, User
+
+from .conftest import ASYNC_MODES, Server, start_server
+from .tablekit import SCALE, SLOW_TIMERS, Player, balances, books, database, grant
+
+PRACTICE_BOT = "Гэри"
+TABLE_URL = re.compile(r"/table/(\d+)$")
+
+
+@pytest.fixture(scope="module", params=ASYNC_MODES)
+def server(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Server]:
+    running = start_server(
+        Path(tmp_path_factory.mktemp(f"bots-{request.param}")),
+        request.param,
+        SVARA_TIMER_SCALE=str(SCALE),
+        SVARA_BOT_THINK="0",
+    )
+    yield running
+    running.stop()
+    assert running.process.returncode in (0, -signal.SIGTERM), "".join(running.output)
+
+
+def seats(state: dict[str, Any]) -> dict[str, int]:
+    return {s["name"]: s["money"] for s in state["seats"] if s}
+
+
+def practice(player: Player) -> int:
+    """One click on «Практика» in the lobby: the table's id, the player seated there."""
+    reply = player.browser.post_form("/practice", {}, token_from="/")
+    assert reply.status_code == 302, reply.text
+    found = TABLE_URL.search(reply.headers["Location"])
+    assert found, reply.headers["Location"]
+    return int(found.group(1))
+
+
+def all_in(legal: list[dict[str, Any]]) -> dict[str, Any]:
+    """The person's plan: see his cards, then push everything in, else call."""
+    options = {o["do"]: o for o in legal}
+    if "look" in options:
+        return {"do": "look"}
+    if "raise" in options:
+        return {"do": "raise", "to": options["raise"]["max_to"]}
+    return {"do": "call"}
+
+
+def test_a_person_plays_a_practice_match_against_gary_to_the_end(server: Server) -> None:
+    """B-1.4: one click seats the person against «Гэри» with 500 practice chips each (ante
+    10); they play hands until one has no chips; the person's real balance never moves
+    and the books stay balanced."""
+    person = Player(server, 0)
+    grant(server, person.name, 70)
+    person.table = practice(person)
+    person.join()
+    state = person.until(lambda s: len(seats(s)) == 2 and s)
+    assert seats(state) == {person.name: 500, PRACTICE_BOT: 500}
+    assert state["info"]["variant"] == "svara32-practice" and state["info"]["ante"] == 10
+    assert practice(person) == person.table  # the same table while it is open
+    played = set()
+    for _ in range(400):
+        state = person.state
+        money = seats(state)
+        if state["phase"] != "playing" and 0 in money.values():
+            break
+        if state["phase"] != "playing" and "ready" in state["you"]["can"]:
+            reply = person.call("table:ready")
+            assert reply == {"ok": True} or reply.get("code") == "not_now", reply  # a race
+        elif person.my_turn():
+            played.add(state["hand"]["id"])
+            reply = person.act(**all_in(state["hand"]["legal"]))
+            assert reply == {"ok": True} or reply.get("code") == "stale", reply
+        else:
+            person.until(lambda s, v=state["version"]: s["version"] > v)
+            continue
+        person.until(lambda s, v=state["version"]: s["version"] > v)
+    else:
+        raise AssertionError(f"the match did not end: {person.state}")
+    money = seats(person.state)
+    assert sorted(money.values()) == [0, 1000]  # one has everything, chips conserved
+    if money[person.name] == 0:  # out of practice chips: no more hands for him
+        assert person.call("table:ready")["code"] == "money"
+    assert played, "the person never had a decision"
+    assert balances(server, [person.name]) == {person.name: 70}
+    assert books(server).ok, books(server).problems
+    db = database(server)
+    with db.session() as s:
+        finished = s.exec(select(HandRecord).where(HandRecord.table_id == person.table)).all()
+        assert finished and all(h.status == "finished" for h in finished)
+        bot = s.exec(select(User).where(User.name == PRACTICE_BOT)).one()
+        assert bot.password_hash == "!bot"  # no password opens the bot's account
+    db.dispose()
+    person.close()
+
+
+def test_bots_fill_the_free_seats_and_step_aside_for_a_person(server: Server) -> None:
+    """The creator's toggle fills every free seat with bots (no rake: S-8.2); a person who
+    wants a seat gets one between hands; bots play hands through the runtime; the creator
+    sends them away."""
+    creator = Player(server, 0)
+    db = database(server)
+    with db.session() as s:
+        user = s.exec(select(User).where(User.name == creator.name)).one()
+        table = create_table(
+            s, "bots", "shaha36", seats=3, rules=SLOW_TIMERS["shaha36"], created_by=user.id
+        )
+        creator.table = table.id  # type: ignore[assignment]
+    other = Player(server, creator.table)
+    other.join()
+    refused = other.call("table:bots", fill=True)
+    assert refused["ok"] is False and "creator" in refused["error"]
+    creator.join()
+    reply = creator.call("table:bots", fill=True)
+    assert reply["ok"] and len(reply["bots"]) == 3
+    state = creator.until(lambda s: len(seats(s)) == 3 and s)
+    assert set(seats(state)) == set(reply["bots"])
+    assert all(m == 1000 for m in seats(state).values())  # S-1.5: a full stack each
+    with db.session() as s:
+        assert s.get(Table, creator.table).rules["bots"] is True  # type: ignore[union-attr]
+    grant(server, creator.name, 500)
+    creator.sit()  # the table is full: he queues, and a bot stands up for him
+    state = creator.until(lambda s: creator.name in seats(s) and s)
+    assert len(seats(state)) == 3 and not state["queue"]
+    assert creator.call("table:ready") == {"ok": True}  # shaha36: «Новая раздача»
+    hand = creator.until(lambda s: s["phase"] == "playing" and s["hand"]["id"])
+    for _ in range(100):
+        if creator.state["phase"] != "playing":
+            break
+        if creator.my_turn():
+            assert creator.act("fold") == {"ok": True}
+        creator.until(lambda s, v=creator.state["version"]: s["version"] > v)
+    with db.session() as s:
+        record = s.get(HandRecord, hand)
+        assert record is not None and record.status == "finished"
+        assert record.hand_file["rules"]["bots"] is True  # type: ignore[index]
+        assert {a["player"] for a in record.actions} - {creator.name}  # the bots acted
+    reply = creator.call("table:bots", fill=False)
+    assert reply["ok"] and len(reply["bots"]) == 2
+    creator.until(lambda s: set(seats(s)) == {creator.name})
+    assert books(server).ok, books(server).problems
+    db.dispose()
+    creator.close()
+    other.close()
