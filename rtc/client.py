@@ -3,7 +3,7 @@
 `SfuConnection` speaks the SFU's JSON protocol over its unix socket (asyncio).
 `Participant` behaves like static/voice.js: one peer connection offering a mic (a
 generated tone) plus receive-only slots, answered by the SFU; it counts, per slot,
-the frames, bytes and audio energy that arrive.
+the frames and the audio energy that arrive.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import json
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +30,8 @@ from .passthrough import OpusPacket
 
 SAMPLE_RATE = 48000
 FRAME_SAMPLES = 960  # 20 ms
-FRAME_SECONDS = FRAME_SAMPLES / SAMPLE_RATE
+#: Distinct payloads a slot remembers (enough to compare with a 50-frame replayed tone).
+MAX_PAYLOADS = 100
 
 
 class SfuError(RuntimeError):
@@ -145,28 +146,29 @@ class EncodedToneTrack(_Paced):
         super().__init__()
         tone = ToneTrack(hz)
         encoder = OpusEncoder()
-        self._payloads: list[bytes] = []
+        self.payloads: list[bytes] = []
         for i in range(SAMPLE_RATE // FRAME_SAMPLES):
             frame = AudioFrame(format="s16", layout="mono", samples=FRAME_SAMPLES)
             frame.planes[0].update(tone._pcm[i * FRAME_SAMPLES * 2 : (i + 1) * FRAME_SAMPLES * 2])
             frame.pts, frame.sample_rate = i * FRAME_SAMPLES, SAMPLE_RATE
             frame.time_base = fractions.Fraction(1, SAMPLE_RATE)
             payloads, _ = encoder.encode(frame)
-            self._payloads += payloads
+            self.payloads += payloads
         tone.stop()
 
     async def recv(self) -> OpusPacket:  # type: ignore[override]
         pts = await self._next_pts()
-        return OpusPacket(self._payloads[pts // FRAME_SAMPLES % len(self._payloads)], pts)
+        return OpusPacket(self.payloads[pts // FRAME_SAMPLES % len(self.payloads)], pts)
 
 
 @dataclass
 class SlotCounter:
-    """What one receive slot got: frames (or packets), encoded bytes, decoded energy."""
+    """What one receive slot got: frames (packets, with pass-through) and decoded energy;
+    with pass-through also the distinct Opus payloads seen (bounded)."""
 
     frames: int = 0
-    bytes: int = 0
     energy: float = 0.0
+    payloads: set[bytes] = field(default_factory=set)
 
 
 class Participant:
@@ -207,10 +209,6 @@ class Participant:
         """Like the browser: replaceTrack(null) sends no packets at all."""
         self.mic_sender.replaceTrack(self.mic_track if on else None)
 
-    def slot_of(self, slots: list[dict[str, Any]], player: str) -> str:
-        """The mid of the slot that carries `player`, from a `slots` event."""
-        return next(s["mid"] for s in slots if s["player"] == player)
-
     async def _count(self, track: MediaStreamTrack, counter: SlotCounter) -> None:
         while True:
             try:
@@ -219,7 +217,8 @@ class Participant:
                 return
             counter.frames += 1
             if isinstance(frame, OpusPacket):
-                counter.bytes += len(frame.data)
+                if len(counter.payloads) < MAX_PAYLOADS:
+                    counter.payloads.add(frame.data)
             else:
                 samples = array.array("h", bytes(frame.planes[0]))[::8]
                 counter.energy += sum(s * s for s in samples) / max(len(samples), 1) / 32768**2

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from voicetable import TABLE, SfuProcess, Table, assert_silent, run
 
 
@@ -70,3 +72,33 @@ def test_listen_off_stops_everything_at_that_player(sfu: SfuProcess) -> None:
         await table.hears("B", "C")
 
     run(sfu, 3, scenario)
+
+
+def test_opus_is_forwarded_byte_for_byte(sfu: SfuProcess) -> None:
+    """The SFU forwards the very Opus frames A sent (no decode, no re-encode): every
+    payload B receives from A is one of the frames A's mic replays."""
+    from rtc import passthrough
+    from rtc.client import EncodedToneTrack, Participant, SfuConnection
+
+    async def scenario() -> None:
+        conn = await SfuConnection.open(sfu.socket)
+        mics = {"A": EncodedToneTrack(440), "B": EncodedToneTrack(660)}
+        people = {}
+        for name, mic in mics.items():
+            await conn.request("join", table=TABLE, player=name)
+            people[name] = Participant(slots=1, mic=mic)
+            reply = await conn.request(
+                "offer", table=TABLE, player=name, sdp=await people[name].offer()
+            )
+            await people[name].accept(reply["sdp"])
+        slot = next(iter(people["B"].received.values()))
+        await people["B"].wait_until(lambda: slot.frames >= 60)
+        assert len(slot.payloads) >= 10  # many different frames of the replayed second
+        assert slot.payloads <= set(mics["A"].payloads)
+        assert not slot.payloads & set(mics["B"].payloads)
+        for participant in people.values():
+            await participant.close()
+        await conn.close()
+
+    with passthrough.installed():
+        asyncio.run(scenario())
