@@ -1,0 +1,77 @@
+"""Server load: N full classic tables of bots on one `svara serve` process (eventlet).
+
+Run: .venv/bin/python -m benchmarks.bench_load [--tables 10 50 125] [--seats 8]
+     [--pace 2 0] [--seconds 60] [--workers 2] [--profile DIR]
+
+For each N and each pace a fresh server on a fresh instance folder (loopback, any free
+port) gets N tables of `--seats` bots (`benchmarks.loadgen`); after every bot is connected
+and seated they play for `--seconds`. `--pace 2` thinks 1–3 s before each decision (a
+person); `--pace 0` answers at once (full speed). Prints one JSON line per run: action →
+update latency p50/p95/p99 at the other seats, actions/s, and the server's mean CPU (% of
+one core), peak RSS and open file descriptors. `--profile DIR` records the server with
+py-spy for each run (collapsed stacks per run, DIR/load-N-pace.txt).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from tests.server.conftest import start_server
+
+from .loadgen import prepare, run_tables
+
+PY_SPY = str(Path(sys.executable).with_name("py-spy"))
+
+
+def one_run(
+    tables: int, seats: int, pace: float, seconds: float, workers: int, profile: Path | None
+) -> dict[str, object]:
+    with tempfile.TemporaryDirectory(prefix="svara-load-") as folder:
+        instance = Path(folder)
+        server = start_server(instance, "eventlet")
+        spy = None
+        try:
+            seatings = prepare(f"sqlite:///{instance / 'svara.db'}", instance, tables, seats)
+            if profile is not None:
+                profile.mkdir(parents=True, exist_ok=True)
+                graph = profile / f"load-{tables}-{pace:g}.txt"
+                spy = subprocess.Popen(
+                    [PY_SPY, "record", "--format", "raw", "--rate", "50", "--output", str(graph),
+                     "--pid", str(server.process.pid)],
+                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                )  # fmt: skip
+            result = run_tables(
+                server.url, server.process.pid, seatings, pace, seconds, workers=workers
+            )
+        finally:
+            if spy is not None:  # py-spy writes its graph when interrupted
+                spy.send_signal(signal.SIGINT)
+                spy.wait(timeout=120)
+            server.stop()
+        tracebacks = sum("Traceback" in line for line in server.output)
+    return {**result.summary(), "server_tracebacks": tracebacks}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tables", type=int, nargs="+", default=[10, 50, 125])
+    parser.add_argument("--seats", type=int, default=8)
+    parser.add_argument("--pace", type=float, nargs="+", default=[2.0, 0.0])
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--profile", type=Path, default=None)
+    args = parser.parse_args()
+    for tables in args.tables:
+        for pace in args.pace:
+            row = one_run(tables, args.seats, pace, args.seconds, args.workers, args.profile)
+            print(json.dumps(row, ensure_ascii=False), flush=True)
+
+
+if __name__ == "__main__":
+    main()

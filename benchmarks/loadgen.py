@@ -1,0 +1,451 @@
+"""The load generator: bot-driven Socket.IO clients filling tables of a real `svara serve`.
+
+Used by `bench_load` (latency at 10…125 tables), `bench_soak` (30 minutes) and the CI soak
+and scale-out tests. Loopback only, and bounded: a fixed number of clients for a fixed time.
+
+How a run goes:
+- `prepare` puts the players and tables straight into the server's database, the way the
+  admin CLI does from another process, and signs each player's session cookie with the
+  instance's secret key (`app.auth.service.log_in`): a thousand argon2 logins would measure
+  the password hash, not the table.
+- `run_tables` spreads the tables over worker processes (a table's clients all in one, so
+  its latency is measured on one clock). Each worker is one asyncio loop of
+  `socketio.AsyncClient`s; each client joins its table, sits and plays like a person:
+  «Готов» between hands, a random legal decision when the hand awaits it, after a think time
+  (`pace`, 0 = at full speed).
+- Latency is action → update as the OTHER seats see it: from the moment the actor emits
+  `table:act` to the first `table:state` each other seat receives with a newer version.
+- `Sampler` reads the server process's CPU, RSS and open file descriptors once a second.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing as mp
+import queue
+import random
+import statistics
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import psutil
+import socketio
+from flask import Flask, session
+from sqlmodel import select
+
+from app import ledger
+from app.auth.service import log_in
+from app.config import secret_key
+from app.lobby.service import create_table
+from app.models import Database, User
+
+# Timers far beyond any think time: a bot never times out, every update is an action's.
+SLOW_TIMERS = {"turn_seconds": 600, "ready_seconds": 600, "svara_seconds": 600}
+MONEY = 10_000_000  # each bot's balance: random play never runs it out in a run
+CONNECT_AT_ONCE = 25  # connections opened concurrently per worker
+WAIT = 60.0
+
+
+@dataclass(frozen=True)
+class Seating:
+    """One table and its players' names and signed session cookies."""
+
+    table: int
+    names: list[str]
+    cookies: list[str]
+
+
+def session_cookie(secret: str, user: User) -> str:
+    """The `Cookie` header a browser would hold after logging in as `user`."""
+    app = Flask("loadgen")
+    app.secret_key = secret
+    with app.test_request_context():
+        log_in(user)
+        value = app.session_interface.get_signing_serializer(app).dumps(dict(session))  # type: ignore[attr-defined]
+    return f"{app.config['SESSION_COOKIE_NAME']}={value}"
+
+
+def prepare(
+    database_url: str,
+    instance: Path,
+    tables: int,
+    seats: int,
+    variant: str = "classic",
+    prefix: str = "bot",
+) -> list[Seating]:
+    """`tables` new tables of `seats` seats and a funded bot for every seat."""
+    db = Database(database_url)
+    secret = secret_key(instance)
+    out: list[Seating] = []
+    try:
+        with db.session() as s:
+            taken = len(s.exec(select(User.id)).all())
+            for t in range(tables):
+                table = create_table(s, f"load {t}", variant, seats=seats, rules=SLOW_TIMERS)
+                assert table.id is not None
+                names, cookies = [], []
+                for i in range(seats):
+                    name = f"{prefix}{taken}_{t}_{i}"
+                    # Never logs in with a password: the cookie is signed below.
+                    user = User(name=name, password_hash="!")
+                    s.add(user)
+                    s.flush()
+                    assert user.id is not None
+                    ledger.grant(s, user, MONEY, "load test")
+                    names.append(name)
+                    cookies.append(session_cookie(secret, user))
+                out.append(Seating(table.id, names, cookies))
+    finally:
+        db.dispose()
+    return out
+
+
+# --- one table's measurements ---------------------------------------------------------------
+@dataclass
+class Sent:
+    """The action in flight at a table: the version it answered and when it left."""
+
+    version: int
+    at: float
+    actor: str
+
+
+@dataclass
+class Tally:
+    """What one worker measured."""
+
+    latencies: list[float] = field(default_factory=list)
+    actions: int = 0
+    hands: int = 0
+    refused: dict[str, int] = field(default_factory=dict)
+    connected: int = 0
+    seated: int = 0
+
+    def refuse(self, code: str) -> None:
+        self.refused[code] = self.refused.get(code, 0) + 1
+
+
+class Bot:
+    """One player: a socket, his latest state, at most one decision on the way."""
+
+    def __init__(self, url: str, table: int, name: str, cookie: str, shared: TableRun):
+        self.url, self.table, self.name, self.cookie = url, table, name, cookie
+        self.shared = shared
+        self.sio = socketio.AsyncClient(reconnection=False)
+        self.state: dict[str, Any] = {}
+        self.busy = False
+        self.measured: int | None = None  # the version of the last action timed here
+        self.sio.on("table:state", self._on_state)
+
+    async def connect(self) -> None:
+        await self.sio.connect(
+            self.url, headers={"Cookie": self.cookie}, transports=["websocket"], wait_timeout=WAIT
+        )
+        reply = await self.sio.call("table:join", {"table": self.table}, timeout=WAIT)
+        self._keep(reply["state"])
+        reply = await self.sio.call("table:sit", {"table": self.table}, timeout=WAIT)
+        if reply != {"ok": True}:
+            raise RuntimeError(f"{self.name} could not sit: {reply}")
+
+    def _keep(self, state: dict[str, Any]) -> None:
+        if not self.state or state["version"] >= self.state["version"]:
+            self.state = state
+
+    async def _on_state(self, state: dict[str, Any]) -> None:
+        sent = self.shared.sent
+        if (
+            sent is not None
+            and self.shared.timing
+            and state["version"] > sent.version
+            and sent.actor != self.name
+            and self.measured != sent.version
+        ):
+            self.measured = sent.version
+            self.shared.tally.latencies.append(time.monotonic() - sent.at)
+        hand = state.get("hand")
+        if hand and self.shared.timing and hand["id"] != self.shared.hand:
+            self.shared.hand = hand["id"]
+            self.shared.tally.hands += 1
+        self._keep(state)
+        self.consider()
+
+    def _decision(self) -> tuple[str, dict[str, Any]] | None:
+        """What this player would send now, if anything."""
+        s = self.state
+        if not s or not self.shared.playing:
+            return None
+        hand = s.get("hand")
+        if s["phase"] == "playing":
+            if hand and hand["legal"] and self.name in hand["awaiting"]:
+                option = dict(self.shared.rng.choice(hand["legal"]))
+                if option.get("to") is None and option.get("min_to") is not None:
+                    option["to"] = option["min_to"]  # a raise at its lowest
+                act = {k: option[k] for k in ("do", "to", "deal") if option.get(k) is not None}
+                return "table:act", {"version": s["version"], **act}
+            return None
+        if "ready" in s["you"]["can"]:
+            return "table:ready", {}
+        return None
+
+    def consider(self) -> None:
+        if not self.busy and self._decision() is not None:
+            self.busy = True
+            asyncio.get_running_loop().create_task(self._decide())
+
+    async def _decide(self) -> None:
+        try:
+            if self.shared.pace:
+                await asyncio.sleep(self.shared.rng.uniform(0.5, 1.5) * self.shared.pace)
+            decided = self._decision()  # the table may have moved on while thinking
+            if decided is None:
+                return
+            event, data = decided
+            if event == "table:act":
+                self.shared.sent = Sent(data["version"], time.monotonic(), self.name)
+            reply = await self.sio.call(event, {"table": self.table, **data}, timeout=WAIT)
+            if reply.get("ok"):
+                if event == "table:act":
+                    self.shared.tally.actions += 1
+            else:
+                self.shared.tally.refuse(reply.get("code") or reply.get("error", "?"))
+        finally:
+            self.busy = False
+        self.consider()
+
+    async def close(self) -> None:
+        if self.sio.connected:
+            await self.sio.disconnect()
+
+
+@dataclass
+class TableRun:
+    """What a table's bots share in a worker (one asyncio loop: no locks needed)."""
+
+    tally: Tally
+    pace: float
+    rng: random.Random
+    sent: Sent | None = None
+    hand: int | None = None  # the latest hand id seen, to count hands
+    playing: bool = True
+    timing: bool = False
+
+
+# --- a worker process -------------------------------------------------------------------------
+def _worker(
+    url: str,
+    seatings: list[Seating],
+    pace: float,
+    seed: int,
+    go: Any,
+    out: Any,
+    seconds: float,
+) -> None:
+    """Connect and seat every bot, say so, wait for `go`, play `seconds`, report a Tally."""
+    out.put(asyncio.run(_play(url, seatings, pace, seed, go, out, seconds)))
+
+
+async def _play(
+    url: str,
+    seatings: list[Seating],
+    pace: float,
+    seed: int,
+    go: Any,
+    out: Any,
+    seconds: float,
+) -> Tally:
+    tally = Tally()
+    rng = random.Random(seed)
+    runs = [TableRun(tally, pace, rng, playing=False) for _ in seatings]
+    bots = [
+        Bot(url, seating.table, name, cookie, run)
+        for seating, run in zip(seatings, runs, strict=True)
+        for name, cookie in zip(seating.names, seating.cookies, strict=True)
+    ]
+    gate = asyncio.Semaphore(CONNECT_AT_ONCE)
+
+    async def enter(bot: Bot) -> None:
+        async with gate:
+            await bot.connect()
+            tally.connected += 1
+            tally.seated += 1
+
+    await asyncio.gather(*(enter(b) for b in bots))
+    out.put(("ready", tally.connected))
+    await asyncio.get_running_loop().run_in_executor(None, go.wait)
+    for run in runs:
+        run.playing = run.timing = True
+    for bot in bots:
+        bot.consider()
+    await asyncio.sleep(seconds)
+    for run in runs:
+        run.playing = run.timing = False
+    await asyncio.gather(*(b.close() for b in bots), return_exceptions=True)
+    return tally
+
+
+# --- the server's resources ---------------------------------------------------------------------
+@dataclass
+class Sample:
+    at: float
+    cpu: float  # percent of one core since the previous sample
+    rss: int  # bytes
+    fds: int
+
+
+class Sampler:
+    """Reads the server process's CPU, RSS and file descriptors every `every` seconds."""
+
+    def __init__(self, pid: int, every: float = 1.0):
+        self.process = psutil.Process(pid)
+        self.every = every
+        self.samples: list[Sample] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        self.process.cpu_percent(None)
+        while not self._stop.wait(self.every):
+            with self.process.oneshot():
+                self.samples.append(
+                    Sample(
+                        time.monotonic(),
+                        self.process.cpu_percent(None),
+                        self.process.memory_info().rss,
+                        self.process.num_fds(),
+                    )
+                )
+
+    @contextmanager
+    def running(self) -> Iterator[Sampler]:
+        self._thread.start()
+        try:
+            yield self
+        finally:
+            self._stop.set()
+            self._thread.join()
+
+
+# --- a whole run ------------------------------------------------------------------------------
+@dataclass
+class Result:
+    tables: int
+    players: int
+    pace: float
+    seconds: float
+    connected: int
+    actions: int
+    hands: int
+    latencies: list[float]
+    refused: dict[str, int]
+    samples: list[Sample]
+
+    def percentile(self, q: float) -> float | None:
+        """The q-th percentile of the latencies in milliseconds (None without samples)."""
+        if len(self.latencies) < 2:
+            return None
+        return (
+            statistics.quantiles(self.latencies, n=1000, method="inclusive")[round(q * 10) - 1]
+            * 1000
+        )
+
+    def summary(self) -> dict[str, Any]:
+        cpu = [s.cpu for s in self.samples]
+        rss = [s.rss for s in self.samples]
+        return {
+            "tables": self.tables,
+            "players": self.players,
+            "connected": self.connected,
+            "pace_s": self.pace,
+            "seconds": self.seconds,
+            "actions": self.actions,
+            "actions_per_s": round(self.actions / self.seconds, 1),
+            "hands": self.hands,
+            "updates_timed": len(self.latencies),
+            "p50_ms": _round(self.percentile(50)),
+            "p95_ms": _round(self.percentile(95)),
+            "p99_ms": _round(self.percentile(99)),
+            "max_ms": _round(max(self.latencies) * 1000 if self.latencies else None),
+            "server_cpu_pct": round(statistics.mean(cpu), 1) if cpu else None,
+            "server_rss_mb": round(max(rss) / 2**20, 1) if rss else None,
+            "server_fds": max(s.fds for s in self.samples) if self.samples else None,
+            "refused": self.refused,
+        }
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 1)
+
+
+def run_tables(
+    url: str,
+    server_pid: int,
+    seatings: list[Seating],
+    pace: float,
+    seconds: float,
+    workers: int = 2,
+    seed: int = 0,
+) -> Result:
+    """Play `seatings` for `seconds` with `workers` client processes; measure the server."""
+    context = mp.get_context("spawn")  # no inherited sockets or threads
+    go = context.Event()
+    out = context.Queue()
+    shares = [seatings[i::workers] for i in range(workers) if seatings[i::workers]]
+    processes = [
+        context.Process(
+            target=_worker, args=(url, share, pace, seed + i, go, out, seconds), daemon=True
+        )
+        for i, share in enumerate(shares)
+    ]
+    for p in processes:
+        p.start()
+    connected = 0
+    try:
+        for _ in processes:
+            kind, count = _next(out, processes)
+            assert kind == "ready"
+            connected += count
+        with Sampler(server_pid).running() as sampler:
+            go.set()
+            tallies = [_next(out, processes, seconds + WAIT) for _ in processes]
+    finally:
+        for p in processes:
+            p.join(timeout=WAIT)
+            if p.is_alive():
+                p.kill()
+    merged = Tally()
+    for t in tallies:
+        merged.latencies += t.latencies
+        merged.actions += t.actions
+        merged.hands += t.hands
+        for code, n in t.refused.items():
+            merged.refused[code] = merged.refused.get(code, 0) + n
+    players = sum(len(s.names) for s in seatings)
+    return Result(
+        len(seatings),
+        players,
+        pace,
+        seconds,
+        connected,
+        merged.actions,
+        merged.hands,
+        merged.latencies,
+        merged.refused,
+        sampler.samples,
+    )
+
+
+def _next(out: Any, processes: list[Any], timeout: float = 600.0) -> Any:
+    """The next message of a worker; fails if every worker died first."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            return out.get(timeout=1.0)
+        except queue.Empty:
+            if not any(p.is_alive() for p in processes):
+                raise RuntimeError("every load worker exited") from None
+    raise RuntimeError(f"no word from the load workers within {timeout} s")
