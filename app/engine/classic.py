@@ -170,16 +170,21 @@ class ClassicHand(Hand):
     # --- starting a hand (hooks of the Hand base) ---------------------------------------
     @classmethod
     def dark_candidate(cls, variant: Variant, seats: Sequence[Seat], dealer: str) -> str | None:
-        """C-1.5: the nearest participant clockwise from the dealer, if he can pay for it."""
+        """C-1.5: the nearest participant clockwise from the dealer (C-2.3: from the next
+        participant when the dealer cannot play), if he can pay for the dark."""
         if not variant["dark"]:
             return None
-        names = [s.name for s in seats]
-        i = names.index(dealer)
-        for k in range(1, len(seats)):
-            seat = seats[(i + k) % len(seats)]
-            if cls.playable(variant, seat.balance):
-                return seat.name if seat.balance >= variant["ante"] + variant["dark_fee"] else None
-        return None
+        n = len(seats)
+        i = next(k for k, s in enumerate(seats) if s.name == dealer)
+        # The participants clockwise from the dealer's seat: the first deals, the second
+        # is the candidate.
+        playing = [s for k in range(n) if cls.playable(variant, (s := seats[(i + k) % n]).balance)]
+        if len(playing) < 2:
+            return None
+        candidate = playing[1]
+        return (
+            candidate.name if candidate.balance >= variant["ante"] + variant["dark_fee"] else None
+        )
 
     def _dark_activation(self, dark: str | None) -> str | None:
         """C-1.6: the dark is active only with ≥ 4 participants, an unchanged dealer and
@@ -192,8 +197,8 @@ class ClassicHand(Hand):
             reason = f"{dark} has less than the ante and does not enter the hand"
         elif len(self.participants) < self.variant["dark_min_players"]:
             reason = f"fewer than {self.variant['dark_min_players']} participants"
-        elif self.button != self.dealer or self._next_of(self.button) != dark:
-            reason = "the dealer or the candidate's position changed"
+        elif self._next_of(self.button) != dark:
+            reason = f"{dark} is not the nearest participant after the dealer {self.button}"
         elif self.balance[dark] < self.ante + self.dark_fee:
             reason = f"balance below {self.ante + self.dark_fee}"
         else:

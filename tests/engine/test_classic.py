@@ -532,6 +532,32 @@ def test_the_snapshot_covers_every_container() -> None:
     assert containers == set(ClassicHand.CONTAINERS)
 
 
+def test_dark_candidate() -> None:
+    """C-1.5, C-2.3: the nearest participant after the dealer, with 25 ₽; when the dealer
+    cannot play, the one after the participant who deals instead."""
+
+    def candidate(balances: Sequence[int], dealer: int = 0) -> str | None:
+        seats = [Seat(NAMES[i], b) for i, b in enumerate(balances)]
+        return ClassicHand.dark_candidate(VARIANT, seats, NAMES[dealer])
+
+    assert candidate([100, 100, 100, 100]) == "boris"
+    assert candidate([100, 100, 100, 100], dealer=3) == "anna"
+    assert candidate([100, 5, 100, 100]) == "vera"  # boris does not play
+    assert candidate([100, 24, 100, 100]) is None  # boris plays but cannot pay the dark
+    assert candidate([5, 100, 100, 100]) == "vera"  # boris deals instead of anna
+    assert candidate([100, 5]) is None
+    no_dark = VARIANT.with_rules({"dark": False})
+    assert ClassicHand.dark_candidate(no_dark, [Seat("a", 100), Seat("b", 100)], "a") is None
+    hand = ClassicHand(
+        VARIANT,
+        [Seat(n, b) for n, b in zip(NAMES, [5, 100, 100, 100, 100], strict=False)],
+        "anna",
+        seeded_deals(DECK, "x"),
+        "vera",
+    )
+    assert hand.dark_line == "vera" and hand.view(None)["dealer"] == "boris"
+
+
 def test_timeout_carries_nothing() -> None:
     hand = four()
     with pytest.raises(RuleError, match="carries no amount"):
