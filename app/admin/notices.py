@@ -104,6 +104,11 @@ class Poller:
 
     def start(self) -> None:
         """Beat at once, drop what a previous server left unanswered, then poll."""
+        self.open()
+        socketio.start_background_task(self._run)
+
+    def open(self) -> None:
+        """The first beat (old beats are deleted) and the leftover notices answered."""
         with self.db.session() as s:
             stale = utcnow() - timedelta(seconds=ALIVE_SECONDS)
             for old in s.exec(select(ServerBeat).where(ServerBeat.seen < stale)).all():
@@ -117,7 +122,6 @@ class Poller:
                 notice.result = {"ok": False, "error": "posted before the server restarted"}
                 s.add(notice)
         self._next_beat = time.monotonic() + BEAT_SECONDS
-        socketio.start_background_task(self._run)
 
     def _run(self) -> None:
         with self.app.app_context():

@@ -52,3 +52,4 @@ def admin(ctx: click.Context, instance: str, as_json: bool) -> None:
     from .base import Admin
 
     ctx.obj = Admin(instance, as_json)
+    ctx.call_on_close(ctx.obj.close)

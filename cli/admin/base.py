@@ -40,6 +40,11 @@ class Admin:
 
         return create_app({"INSTANCE": self.instance, "ASYNC_MODE": "threading"})
 
+    def close(self) -> None:
+        """Release the database (the app is built only if a command used it)."""
+        if "app" in self.__dict__:
+            self.db.dispose()
+
     @property
     def db(self) -> Database:
         return self.app.extensions[DB]
