@@ -6,6 +6,9 @@ import asyncio
 
 from voicetable import TABLE, SfuProcess, Table, assert_silent, run
 
+from rtc import passthrough
+from rtc.client import EncodedToneTrack, Participant, SfuConnection
+
 
 def test_each_player_hears_the_others(sfu: SfuProcess) -> None:
     """A's audio reaches B and C (frames and decoded energy grow), and every other pair."""
@@ -77,8 +80,6 @@ def test_listen_off_stops_everything_at_that_player(sfu: SfuProcess) -> None:
 def test_opus_is_forwarded_byte_for_byte(sfu: SfuProcess) -> None:
     """The SFU forwards the very Opus frames A sent (no decode, no re-encode): every
     payload B receives from A is one of the frames A's mic replays."""
-    from rtc import passthrough
-    from rtc.client import EncodedToneTrack, Participant, SfuConnection
 
     async def scenario() -> None:
         conn = await SfuConnection.open(sfu.socket)
