@@ -46,6 +46,8 @@ def seats(state: dict[str, Any]) -> dict[str, int]:
 
 def practice(player: Player) -> int:
     """One click on «Практика» in the lobby: the table's id, the player seated there."""
+    lobby = player.browser.http.get(player.browser.url + "/", timeout=20).text
+    assert 'action="/practice"' in lobby and "Играть с Гэри" in lobby
     reply = player.browser.post_form("/practice", {}, token_from="/")
     assert reply.status_code == 302, reply.text
     found = TABLE_URL.search(reply.headers["Location"])
