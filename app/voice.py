@@ -487,7 +487,7 @@ def register_events(
     each handler refuses anyone not seated at the table, and turns an SFU refusal or
     outage into a `ProtocolError` (an `error` event and a failed ack).
     """
-    from app import protocol
+    from app import protocol  # the Flask side; this module stays importable without it
 
     register = on or protocol.on
     table = {"table": int}

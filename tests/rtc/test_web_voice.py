@@ -15,12 +15,14 @@ from typing import Any
 
 import pytest
 
+from app.protocol import ProtocolError
 from app.voice import (
     MAX_SOCKET_PATH,
     VoiceError,
     VoiceHub,
     VoiceSettings,
     VoiceUnavailable,
+    register_events,
     socket_path,
     start,
 )
@@ -252,9 +254,6 @@ class Seat:
 
 def test_socket_events_are_for_seated_players_only(hub: tuple[VoiceHub, Inbox]) -> None:
     """register_events: the voice:* handlers check the seat, then call the hub."""
-    from app.protocol import ProtocolError
-    from app.voice import register_events
-
     voice, _ = hub
     connected(voice)
     handlers: dict[str, Any] = {}
