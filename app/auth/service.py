@@ -27,6 +27,7 @@ ADMIN_NAME = "admin"
 RESERVED_NAMES = frozenset({POT, HOUSE})
 NAME_PATTERN = re.compile(r"^[^\W_][\w-]*$")
 SESSION_KEY = "user_id"
+EPOCH_KEY = "epoch"
 P = ParamSpec("P")
 
 _hasher = PasswordHasher()
@@ -70,7 +71,9 @@ def create_user(
 
 
 def set_password(user: User, password: str) -> None:
+    """A new password; every session begun with the old one ends (see `current_user`)."""
     user.password_hash = _hasher.hash(password)
+    user.session_epoch += 1
 
 
 def authenticate(s: Session, name: str, password: str) -> User | None:
@@ -87,7 +90,7 @@ def authenticate(s: Session, name: str, password: str) -> User | None:
     if user.banned:
         return None
     if _hasher.check_needs_rehash(user.password_hash):
-        set_password(user, password)
+        user.password_hash = _hasher.hash(password)  # same password: sessions stay
     return user
 
 
@@ -106,22 +109,29 @@ def log_in(user: User) -> None:
     """Start a fresh session for `user` (a new session defeats session fixation)."""
     session.clear()
     session[SESSION_KEY] = user.id
+    session[EPOCH_KEY] = user.session_epoch
     session.permanent = True
 
 
-def log_out() -> None:
+def log_out(s: Session, user: User) -> None:
+    """End this session and every other of the user, copies of the cookie included: the
+    session is a signed cookie, so it is revoked by moving the user's epoch on."""
+    stored = s.get(User, user.id)
+    if stored is not None:
+        stored.session_epoch += 1
     session.clear()
 
 
 def current_user() -> User | None:
-    """The logged-in, not banned user of this request (cached on `g`)."""
+    """The logged-in user of this request (cached on `g`): None when banned or when his
+    sessions were ended since this one began."""
     if "user" not in g:
         user = None
         user_id = session.get(SESSION_KEY)
         if isinstance(user_id, int):
             with get_db().session() as s:
                 user = s.get(User, user_id)
-            if user is not None and user.banned:
+            if user is not None and (user.banned or session.get(EPOCH_KEY) != user.session_epoch):
                 user = None
         g.user = user
     return g.user

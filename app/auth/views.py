@@ -87,9 +87,11 @@ def logout() -> Any:
     """End the session and close the user's live connection, telling it why."""
     if LogoutForm().validate_on_submit():
         user = current_user()
-        sid = get_presence().sid(user.id) if user and user.id else None
-        if sid is not None:
-            socketio.emit(ENDED, {"reason": "logged out"}, to=sid)
-            disconnect(sid=sid, namespace="/")
-        log_out()
+        if user is not None and user.id is not None:
+            sid = get_presence().sid(user.id)
+            if sid is not None:
+                socketio.emit(ENDED, {"reason": "logged out"}, to=sid)
+                disconnect(sid=sid, namespace="/")
+            with get_db().session() as s:
+                log_out(s, user)
     return redirect(url_for("auth.login"))

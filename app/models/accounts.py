@@ -27,6 +27,9 @@ class User(SQLModel, table=True):
     password_hash: str
     is_admin: bool = False
     banned: bool = False
+    # Sessions carry the epoch they began in; raising it (logout, a new password) ends all
+    # of the user's sessions, even copies of the cookie (app/auth/service.py).
+    session_epoch: int = 0
     created: datetime = Field(default_factory=utcnow)
 
 

@@ -6,12 +6,13 @@ from collections.abc import Iterator
 
 import pytest
 import requests
+import socketio
 from sqlmodel import select
 
 from app import ledger
 from app.models import Database, User
 
-from .conftest import WAIT, Browser, Server, unique_name
+from .conftest import WAIT, Browser, Client, Server, unique_name
 
 
 @pytest.fixture
@@ -140,3 +141,26 @@ def test_login_rate_limit_per_address_and_name(server: Server) -> None:
     assert int(refused.headers["Retry-After"]) > 0
     assert browser.login(victim.upper(), "right-password").status_code == 429
     assert browser.login(other, "right-password").status_code == 302
+
+
+def test_logout_ends_copies_of_the_session_too(server: Server) -> None:
+    """The session is a signed cookie; logging out still revokes every copy of it (and the
+    user's other sessions), over HTTP and for Socket.IO."""
+    name = unique_name()
+    browser = Browser(server.url)
+    browser.register(name, "pass-word-1")
+    elsewhere = Browser(server.url)
+    assert elsewhere.login(name, "pass-word-1").status_code == 302
+    copied = browser.cookie_header()
+    assert browser.post_form("/logout", {}, token_from="/").status_code == 302
+    for cookie in (copied, elsewhere.cookie_header()):
+        page = requests.get(
+            server.url + "/", headers={"Cookie": cookie}, allow_redirects=False, timeout=WAIT
+        )
+        assert page.status_code == 302
+        client = Client()
+        with pytest.raises(socketio.exceptions.ConnectionError):
+            client.connect(server.url, cookie)
+        assert client.refusal == {"message": "login required"}
+    assert browser.login(name, "pass-word-1").status_code == 302
+    assert browser.http.get(server.url + "/", allow_redirects=False).status_code == 200

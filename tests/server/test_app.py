@@ -9,13 +9,14 @@ from typing import Any
 
 import pytest
 from flask import Flask
+from sqlmodel import select
 
 from app import create_app, protocol
 from app.auth.presence import Player, get_presence
-from app.auth.service import create_user
+from app.auth.service import create_user, set_password
 from app.extensions import socketio
 from app.lobby.service import create_table, get_lobby
-from app.models import get_db
+from app.models import User, get_db
 
 
 def make_app(instance: Path, **config: Any) -> Flask:
@@ -130,3 +131,20 @@ def test_a_handler_that_fails_answers_internal_error(
     assert errors == [{"event": "test:broken", "reason": "internal error"}]
     assert "bug for anna" in caplog.text
     client.disconnect()
+
+
+def test_a_new_password_ends_the_users_sessions(tmp_path: Path) -> None:
+    """`set_password` (the admin CLI's password reset) logs the user out everywhere; the
+    Argon2 rehash on login (same password) does not."""
+    app = make_app(tmp_path, WTF_CSRF_ENABLED=False)
+    with app.app_context(), get_db().session() as s:
+        create_user(s, "anna", "password-1")
+    http = app.test_client()
+    http.post("/login", data={"name": "anna", "password": "password-1"})
+    assert http.get("/").status_code == 200
+    with app.app_context(), get_db().session() as s:
+        anna = s.exec(select(User).where(User.name == "anna")).one()
+        set_password(anna, "password-2")
+    assert http.get("/").status_code == 302
+    assert http.post("/login", data={"name": "anna", "password": "password-2"}).status_code == 302
+    assert http.get("/").status_code == 200
