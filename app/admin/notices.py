@@ -87,7 +87,7 @@ def answer(db: Database, notice_id: int, timeout: float = ANSWER_SECONDS) -> dic
             if time.monotonic() > deadline:
                 if not server_running(s) and take(s, notice_id):
                     return None
-                return {"ok": False, "error": "the server has not answered (yet)"}
+                return {"ok": False, "pending": True, "error": "the server has not answered (yet)"}
         time.sleep(POLL_SECONDS)
 
 

@@ -110,7 +110,8 @@ def kick(admin: Admin, key: str, name: str) -> None:
             raise AdminError("no server is running: nobody sits at any table")
     live = admin.live(notice)
     if not live.get("ok"):
-        fail(str(live.get("error")), 2 if live["server"] else 1)
+        reason = live.get("error") or "the server stopped before answering"
+        fail(str(reason), 1 if live.get("pending") else 2)
     admin.show({"table": found.id, "user": person.name, "kicked": True})
 
 

@@ -108,7 +108,7 @@ def test_the_cli_takes_back_a_notice_its_dead_server_never_took(db: Database) ->
         notice = notices.post(s, "ok", n=1)
     assert notice is not None
     still = notices.answer(db, notice, timeout=0)  # the server lives but has not answered
-    assert still == {"ok": False, "error": "the server has not answered (yet)"}
+    assert still == {"ok": False, "pending": True, "error": "the server has not answered (yet)"}
     age_beats(db, notices.ALIVE_SECONDS + 1)
     assert notices.answer(db, notice, timeout=0) is None  # now the CLI's to do
     with db.session() as s:
