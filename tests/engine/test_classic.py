@@ -7,6 +7,7 @@ ends, and no view shows a card its viewer may not see (C-4.11, C-4.19, C-6.1, C-
 
 from __future__ import annotations
 
+import copy
 import json
 import random
 from collections.abc import Callable, Sequence
@@ -200,6 +201,11 @@ def test_random_legal_play(table: Table) -> None:
         assert waiting, "an unfinished hand always waits for someone"
         movers = [p for p in hand.names if hand.legal(p)]
         assert set(waiting) <= set(movers)
+        if rng.random() < 0.15:  # every option offered to anyone is accepted
+            for mover in movers:
+                for option in hand.legal(mover):
+                    twin = copy.deepcopy(hand, {id(hand.variant): hand.variant})
+                    twin.act(Action(mover, option.do, option.to, option.deal))
         player = rng.choice(movers)
         if rng.random() < 0.08 and (player in waiting or hand.phase == "vote"):
             action = Action(player, "timeout")
