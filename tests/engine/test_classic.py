@@ -201,11 +201,10 @@ def test_random_legal_play(table: Table) -> None:
         assert waiting, "an unfinished hand always waits for someone"
         movers = [p for p in hand.names if hand.legal(p)]
         assert set(waiting) <= set(movers)
-        if rng.random() < 0.15:  # every option offered to anyone is accepted
-            for mover in movers:
-                for option in hand.legal(mover):
-                    twin = copy.deepcopy(hand, {id(hand.variant): hand.variant})
-                    twin.act(Action(mover, option.do, option.to, option.deal))
+        if rng.random() < 0.15:  # every option offered to anyone is accepted, and timeouts
+            tries = [Action(p, o.do, o.to, o.deal) for p in movers for o in hand.legal(p)]
+            for action in tries + [Action(p, "timeout") for p in waiting]:
+                copy.deepcopy(hand, {id(hand.variant): hand.variant}).act(action)
         player = rng.choice(movers)
         if rng.random() < 0.08 and (player in waiting or hand.phase == "vote"):
             action = Action(player, "timeout")
