@@ -563,6 +563,20 @@ def test_dark_candidate() -> None:
     assert hand.dark_line == "vera" and hand.view(None)["dealer"] == "boris"
 
 
+def test_a_recorded_hand_keeps_its_shuffle_seeds() -> None:
+    """hand-file.md: a stored hand carries each deal's commitment and seed; replay checks
+    them, so a changed card is caught."""
+    hand = start([100, 100, 100], seed="rec")
+    play(hand, "boris fold", "vera fold")
+    doc = handfile.record(hand, [Action("boris", "fold"), Action("vera", "fold")])
+    assert all({"commit", "seed"} <= set(deal) for deal in doc["deals"])
+    assert handfile.replay(handfile.parse(doc)).result() == hand.result()
+    deal = doc["deals"][0]
+    deal["anna"], deal["boris"] = deal["boris"], deal["anna"]
+    with pytest.raises(handfile.ReplayError, match="does not match its shuffle seed"):
+        handfile.replay(handfile.parse(doc))
+
+
 def test_timeout_carries_nothing() -> None:
     hand = four()
     with pytest.raises(RuleError, match="carries no amount"):
