@@ -40,8 +40,13 @@ def test_no_hidden_card_reaches_any_client(fast: Server, variant: str) -> None:
     for _ in range(4):
         for p in players:
             assert p.call("table:ready") == {"ok": True}
-        play_hand(players, rng)
-        everyone([*players, spectator], lambda s: s["phase"] != "playing")
+        final = play_hand(players, rng)
+        everyone(
+            [*players, spectator],
+            lambda s, v=players[0].state["version"], h=final["id"]: (
+                s["version"] >= v and s["hand"]["id"] == h
+            ),
+        )
     for p in [*players, spectator]:
         p.drain()
     deals = [d for r in hands(fast, table) for d in r.hand_file["deals"]]  # type: ignore[index]
