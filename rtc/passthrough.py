@@ -1,17 +1,21 @@
 """Forward Opus as received: the hooks into aiortc internals (pinned: aiortc 1.16.0).
 
-aiortc's receiver always decodes (a decoder thread per receiver calls
-`aiortc.rtcrtpreceiver.get_decoder(codec).decode(frame)`), while its sender already
-sends pre-encoded packets (`encoder.pack(packet)` for anything that is not an
-`av.Frame`). Replacing the Opus decoder by a pass-through makes the receiving track
-yield `OpusPacket`s that a sender re-packetises without touching the audio: measured
-84 % of a core with decode + re-encode against about 15 % with this, for 4 players
-(architecture.md). The pinned version and these hooks are tested in
+aiortc's receiver always decodes: `RTCRtpReceiver.receive` starts a decoder thread
+(`aiortc.rtcrtpreceiver.decoder_worker`) fed through the receiver's private
+`__decoder_queue`, and the decoded frames reach the track through the event loop. Its
+sender, though, already sends pre-encoded packets (`encoder.pack(packet)` for anything
+that is not an `av.Frame`). So for audio receivers the decoder queue is replaced by one
+that puts each received Opus frame, as an `OpusPacket`, straight into the track's queue:
+no decoding, and no hop to a thread and back per packet. Measured: 84 % of a core with
+decode + re-encode against about 15 % with a pass-through decoder, for 4 players
+(architecture.md); skipping the thread hop too saves about a third more
+(docs/performance.md). The pinned version and these hooks are tested in
 tests/rtc/test_passthrough.py.
 """
 
 from __future__ import annotations
 
+import asyncio
 import fractions
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
@@ -19,8 +23,8 @@ from typing import Any
 
 import aiortc.rtcrtpreceiver as _receiver_module
 from aiortc import RTCRtpReceiver
-from aiortc.codecs.base import Decoder
 from aiortc.jitterbuffer import JitterFrame
+from aiortc.rtcrtpparameters import RTCRtpReceiveParameters
 from aiortc.rtp import RtpPacket
 
 #: The aiortc version whose internals these hooks were written and tested against.
@@ -47,30 +51,49 @@ class OpusPacket:
         return self.data
 
 
-class OpusPassThrough(Decoder):
-    """A 'decoder' that hands each received Opus frame on unchanged."""
+class _DirectQueue:
+    """Stands in for a receiver's decoder queue: Opus frames go straight to its track."""
 
-    def decode(self, encoded_frame: JitterFrame) -> list[Any]:
-        return [OpusPacket(encoded_frame.data, encoded_frame.timestamp)]
+    def __init__(self, track_queue: asyncio.Queue[Any]) -> None:
+        self._out = track_queue
+
+    def put(self, item: tuple[Any, JitterFrame] | None) -> None:
+        """What the receiver hands its decoder: (codec, frame), or None at the end."""
+        if item is None:
+            self._out.put_nowait(None)  # the track ends, as after the decoder thread
+            return
+        codec, frame = item
+        if codec.name.lower() == "opus":  # browsers send Opus; anything else is dropped
+            self._out.put_nowait(OpusPacket(frame.data, frame.timestamp))
 
 
-_original_get_decoder = _receiver_module.get_decoder
+_original_receive = RTCRtpReceiver.receive
+_original_decoder_worker = _receiver_module.decoder_worker
 
 
-def _get_decoder(codec: Any) -> Decoder:
-    if codec.name.lower() == "opus":
-        return OpusPassThrough()
-    return _original_get_decoder(codec)
+async def _receive(self: RTCRtpReceiver, parameters: RTCRtpReceiveParameters) -> None:
+    track = self._track
+    if track is not None and track.kind == "audio":
+        self._RTCRtpReceiver__decoder_queue = _DirectQueue(track._queue)  # type: ignore[attr-defined]
+    await _original_receive(self, parameters)
+
+
+def _decoder_worker(loop: Any, input_q: Any, output_q: Any, decode_error: Any) -> None:
+    """aiortc still starts its decoder thread; for a direct queue it ends at once."""
+    if not isinstance(input_q, _DirectQueue):
+        _original_decoder_worker(loop, input_q, output_q, decode_error)
 
 
 def install() -> None:
-    """Make every receiver in this process pass Opus through (the SFU process only)."""
-    _receiver_module.get_decoder = _get_decoder
+    """Make every audio receiver in this process pass Opus through (the SFU process)."""
+    RTCRtpReceiver.receive = _receive  # type: ignore[method-assign]
+    _receiver_module.decoder_worker = _decoder_worker
 
 
 def uninstall() -> None:
-    """Restore aiortc's own decoder lookup."""
-    _receiver_module.get_decoder = _original_get_decoder
+    """Restore aiortc's own receiving (decoding) path."""
+    RTCRtpReceiver.receive = _original_receive  # type: ignore[method-assign]
+    _receiver_module.decoder_worker = _original_decoder_worker
 
 
 @contextmanager

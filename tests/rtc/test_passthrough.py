@@ -9,8 +9,9 @@ import tomllib
 from pathlib import Path
 
 import aiortc.rtcrtpreceiver
+import pytest
 from aiortc import RTCConfiguration, RTCPeerConnection
-from aiortc.mediastreams import MediaStreamTrack
+from aiortc.mediastreams import MediaStreamError, MediaStreamTrack
 
 from rtc import passthrough
 from rtc.client import EncodedToneTrack, ToneTrack
@@ -42,15 +43,22 @@ def test_receiver_yields_opus_packets_and_audio_levels() -> None:
 
     async def scenario() -> None:
         with passthrough.installed():
-            assert aiortc.rtcrtpreceiver.get_decoder is not passthrough._original_get_decoder
+            assert aiortc.rtcrtpreceiver.decoder_worker is not passthrough._original_decoder_worker
             sender, receiver = await _connect(ToneTrack(amplitude=0.5))
             transceiver = receiver.getTransceivers()[0]
             levels: list[int] = []
             watch_levels(transceiver.receiver, levels.append)
-            packets = [await transceiver.receiver.track.recv() for _ in range(20)]
+            track = transceiver.receiver.track
+            packets = [await track.recv() for _ in range(20)]
+            decoder = transceiver.receiver._RTCRtpReceiver__decoder_thread
+            assert decoder is not None and not decoder.is_alive()  # no thread hop per packet
             await sender.close()
             await receiver.close()
-        assert aiortc.rtcrtpreceiver.get_decoder is passthrough._original_get_decoder
+            with pytest.raises(MediaStreamError):  # the end still reaches the track
+                while True:
+                    await asyncio.wait_for(track.recv(), timeout=5)
+        assert aiortc.rtcrtpreceiver.decoder_worker is passthrough._original_decoder_worker
+        assert aiortc.RTCRtpReceiver.receive is passthrough._original_receive
         assert all(isinstance(p, OpusPacket) and len(p.data) > 0 for p in packets)
         steps = {b.pts - a.pts for a, b in itertools.pairwise(packets)}
         assert steps == {960}  # 20 ms at 48 kHz, timestamps kept
