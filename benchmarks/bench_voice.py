@@ -105,6 +105,8 @@ async def measure(
         "sfu_core_share": (cpu1 - cpu0) / wall,
         "clients_core_share": (own1 - own0) / wall,
         "forwarded_share": forwarded / expected,
+        # CPU per packet sent out: comparable even when a busy machine slows the clients
+        "sfu_us_per_forwarded": (cpu1 - cpu0) / forwarded * 1e6 if forwarded else 0.0,
         "received_share": received / expected,
     }
 
