@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from typing import Any, NoReturn
 
 import click
@@ -105,7 +106,8 @@ def variants() -> None:
 def simulate(variant_name: str, players: int, hands: int, seed: int, bot: str) -> None:
     """Bots play HANDS hands at one table; prints the summary as one JSON object."""
     try:
-        _print(run_simulation(get_variant(variant_name), players, hands, seed, bot))
+        variant = get_variant(variant_name)
+        _print(run_simulation(variant, players, hands, seed, bot, clock=time.perf_counter))
     except (VariantError, ValueError) as e:
         fail(str(e))
 

@@ -3,14 +3,14 @@
 The table is driven only through the `Hand` API and the class hooks of `hand.Hand`
 (`stake`, `playable`, `dark_candidate`), so every game runs here unchanged. The bots draw
 from `random.Random(seed)` and deal `i` of hand `h` is `Shuffle.new(deck, seed="S:h:i")`:
-the same seed plays the same hands.
+the same seed plays the same hands. The engine keeps no clock: a caller that wants the
+speed passes one (`svara simulate` and the benchmark pass `time.perf_counter`).
 """
 
 from __future__ import annotations
 
 import random
-import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 from . import games
@@ -92,9 +92,15 @@ def session(
 
 
 def simulate(
-    variant: Variant, players: int, hands: int, seed: int = 0, bot: str = "random"
+    variant: Variant,
+    players: int,
+    hands: int,
+    seed: int = 0,
+    bot: str = "random",
+    clock: Callable[[], float] | None = None,
 ) -> dict[str, Any]:
-    """Play `hands` hands; the summary of hand-file.md plus what the check needs.
+    """Play `hands` hands; the summary of hand-file.md plus what the check needs (`seconds`
+    and `hands_per_second` are null without a `clock`).
 
     A seat that can no longer take part is topped up to the game's stake between hands;
     those grants are counted, so `conserved` is: money before + grants = after + rake.
@@ -111,7 +117,7 @@ def simulate(
     balances = dict.fromkeys(names, cls.stake(variant))
     before = sum(balances.values())
     grants = rake = svaras = actions = 0
-    started = time.perf_counter()
+    started = clock() if clock else 0.0
     for played in session(variant, bots, hands, seed, rng):
         result = played.hand.result()
         balances.update(result.balances)
@@ -119,7 +125,7 @@ def simulate(
         rake += result.rake
         svaras += result.svaras
         actions += played.actions
-    seconds = time.perf_counter() - started
+    seconds = clock() - started if clock else None
     return {
         "variant": variant.name,
         "players": players,
@@ -127,7 +133,7 @@ def simulate(
         "seed": seed,
         "hands": hands,
         "actions": actions,
-        "seconds": round(seconds, 3),
+        "seconds": round(seconds, 3) if seconds is not None else None,
         "hands_per_second": round(hands / seconds, 1) if seconds else None,
         "svaras": svaras,
         "rake": rake,

@@ -41,8 +41,8 @@ def test_simulate_is_reproducible() -> None:
     a = simulate(CLASSIC, players=5, hands=300, seed=11)
     b = simulate(CLASSIC, players=5, hands=300, seed=11)
     c = simulate(CLASSIC, players=5, hands=300, seed=12)
-    keep = ("balances", "svaras", "actions", "grants")
-    assert {k: a[k] for k in keep} == {k: b[k] for k in keep}
+    assert a == b  # without a clock the summary is all results, so all of it repeats
+    assert a["seconds"] is None and a["hands_per_second"] is None
     assert a["balances"] != c["balances"]
     assert a["conserved"] and c["conserved"]
 
