@@ -538,7 +538,7 @@ class ClassicHand(Hand):
         self.state[p] = FOLDED
         self._emit("fold", p, **({"reason": reason} if reason else {}))
         if len(self.active) == 1:  # C-6.2: the last player wins at once, cards unseen
-            self._award_pot(after, "award")
+            self._award_pot(after)
             return
         if p == self.closer:  # C-2.6a
             self.closer = after
@@ -667,13 +667,13 @@ class ClassicHand(Hand):
         top = max(keys.values())
         best = [p for p in players if keys[p] == top]
         if len(best) == 1:
-            self._award_pot(best[0], "award")
+            self._award_pot(best[0])
         else:
             self._svara(tuple(best))
 
-    def _award_pot(self, winner: str, kind: str) -> None:
+    def _award_pot(self, winner: str) -> None:
         amount = self.pot
-        self._award(winner, amount, kind)
+        self._award(winner, amount, "award")
         self._emit("award", winner, amount=amount)
         self._finish([winner], winner)  # C-6.3
 
