@@ -105,8 +105,10 @@ function isDecision(game, e) {
 /** What a hand shown at showdown is worth: the view's own (shaha36) or the showdown event's
  * (classic); labels such as «старшие трынки» as the engine names them (S-2.7). */
 function showdownScore(view, p, t) {
-  let points = p.points;
-  const label = p.label;
+  // shaha36 gives a shown hand's points in the view; classic gives the viewer his own
+  // points all the time (C-3.9), which are no showdown's business.
+  let points = p.state === "shown" ? p.points : undefined;
+  const label = p.state === "shown" ? p.label : null;
   if (points === undefined) {
     if (!p.cards) return "";
     const ev = [...(view?.events || [])]
@@ -169,6 +171,7 @@ function seatHtml(seat, pos, k, state, ctx, players, last) {
   const turn = awaiting(view).has(seat.name) || (!view && deadlines?.[seat.name]);
   const classes = ["seat", `pos-${k}`];
   if (pos.y < 30) classes.push("top"); // its bubble goes below: nothing above the felt
+  if (pos.x > 60) classes.push("right"); // its cards go left, towards the table
   if (mine) classes.push("me");
   if (turn) classes.push("turn");
   if (p) classes.push(`state-${p.state}`);
@@ -258,8 +261,10 @@ export function renderHand(state, ctx) {
   });
   let count = "";
   const known = threeCards(p);
-  if (ctx.settings.autoCount && known.every(Boolean) && ctx.score) {
-    const s = ctx.score(known);
+  // The engine's own count when the view has it (classic), else the scoring table's.
+  const fromView = p.points !== undefined || p.absolute ? { points: p.points, absolute: Boolean(p.absolute), label: p.label } : null;
+  if (ctx.settings.autoCount && known.every(Boolean) && (fromView || ctx.score)) {
+    const s = fromView || ctx.score(known);
     if (s) {
       const pts = s.absolute ? ctx.t("absolute") : String(s.points).replace(".", ",");
       count = `<div class="count" data-count>${esc(pts)}${s.label && !s.absolute ? ` · ${esc(s.label)}` : ""}</div>`;
