@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Flask
+from flask import Flask, current_app
 from flask_socketio import disconnect
 
 from app import ledger
 from app.auth.presence import EXTENSION as PRESENCE
 from app.auth.presence import Presence, user_room
 from app.auth.views import ENDED
+from app.bots import fill_table
 from app.extensions import socketio
 from app.lobby.service import EXTENSION as LOBBY
 from app.lobby.service import Lobby
@@ -101,7 +102,13 @@ class Live:
         return {"disconnected": sid is not None, "tables": stood}
 
     def table(self, data: dict[str, Any]) -> dict[str, Any]:
-        """A new table: the lobby lists it at once (a private one is not listed)."""
+        """A new table: the lobby lists it at once (a private one is not listed); the bots
+        it was created with (`--bots N`) sit down (issue 9)."""
+        with self.db.session() as s:
+            table = s.get(Table, data["table"])
+            bots = table.bots if table is not None else 0
+        if bots:
+            return {"bots": fill_table(current_app, data["table"], bots)}
         self.lobby.publish(data["table"])
         return {}
 

@@ -105,7 +105,7 @@ def roster() -> Any:
 
 def _toggle(player: Player, payload: dict[str, Any]) -> dict[str, Any]:
     """`table:bots`: only the table's creator fills its free seats or clears its bots."""
-    app: Flask = current_app._get_current_object()  # type: ignore[attr-defined]
+    app: Flask = current_app
     with app.extensions[DB].session() as s:
         table = s.get(Table, payload["table"])
         creator = None if table is None or table.closed else table.created_by

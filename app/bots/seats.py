@@ -225,8 +225,9 @@ class BotSeats:
             self._stand(live, bot)
             return
         can = state["you"]["can"]
-        if READY not in can:
-            return
+        bots = {b.person.name for b in self.at(live)}
+        if READY not in can or all(m.name in bots for m in live.members()):
+            return  # bots play with people, not among themselves
         if not live.manners.stacks:  # C-0.2: a classic bot plays from its balance
             self._fund(bot.person, BANKROLL_ANTES * live.variant["ante"])
         elif not live.hand_cls.playable(live.variant, live.money.get(name, 0)):

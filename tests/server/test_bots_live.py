@@ -6,8 +6,10 @@ scheduler fires; every wait below is on received events (tablekit.Player.until).
 
 from __future__ import annotations
 
+import json
 import re
 import signal
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,7 +20,7 @@ from sqlmodel import select
 from app.lobby.service import create_table
 from app.models import HandRecord, Table, User
 
-from .conftest import ASYNC_MODES, Server, start_server
+from .conftest import ASYNC_MODES, SVARA, WAIT, Server, start_server
 from .tablekit import SCALE, SLOW_TIMERS, Player, balances, books, database, grant
 
 PRACTICE_BOT = "Гэри"
@@ -161,3 +163,38 @@ def test_bots_fill_the_free_seats_and_step_aside_for_a_person(server: Server) ->
     db.dispose()
     creator.close()
     other.close()
+
+
+def admin(server: Server, *args: str) -> Any:
+    """`svara admin --instance <the server's> … --json` as its own process."""
+    done = subprocess.run(
+        [SVARA, "admin", "--instance", str(server.instance), *args, "--json"],
+        capture_output=True,
+        text=True,
+        timeout=3 * WAIT,
+        check=False,
+    )
+    assert done.returncode == 0, (done.stdout, done.stderr)
+    return json.loads(done.stdout)
+
+
+def test_admin_bots_sit_at_once_and_leave_when_the_table_closes(server: Server) -> None:
+    """`svara admin table create --bots 2` against the running server: both bots are
+    seated with their stacks (funded by the server's grants); closing the table sends them
+    away with their stacks back on their balances, and the books balance."""
+    made = admin(server, "table", "create", "с ботами", "--variant", "svara32", "--seats", "3",
+                 "--bots", "2")  # fmt: skip
+    assert made["bots"] == 2 and made["live"]["ok"] is True
+    bots = made["live"]["bots"]
+    assert len(bots) == 2
+    watcher = Player(server, made["id"])
+    watcher.join()
+    state = watcher.until(lambda s: len(seats(s)) == 2 and s)
+    assert set(seats(state)) == set(bots) and all(m == 1000 for m in seats(state).values())
+    before = balances(server, bots)
+    admin(server, "table", "close", str(made["id"]))
+    assert watcher.event("table:closed")["table"] == made["id"]
+    after = balances(server, bots)
+    assert all(after[b] == before[b] + 1000 for b in bots)  # the stacks went home
+    assert books(server).ok, books(server).problems
+    watcher.close()
