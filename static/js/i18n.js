@@ -28,6 +28,7 @@ const RU = {
   // felt
   free_seat: "Свободно",
   queue: "В очереди: {n}",
+  my_place: "вы {n}-й",
   pot: "Банк",
   level: "Ставка",
   looked: "смотрел",
@@ -165,6 +166,7 @@ const EN = {
   "game.svara32": "Svara 32",
   free_seat: "Free",
   queue: "Queue: {n}",
+  my_place: "you are #{n}",
   pot: "Pot",
   level: "Bet",
   looked: "looked",

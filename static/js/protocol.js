@@ -57,7 +57,8 @@ export function applyProtocol(state, kind, msg, nowMs) {
     between.push(info.game === "svara32" ? { do: "dark32", send: "dark" } : { do: "dark", send: "dark", price: info.dark_fee ?? 15 });
   }
   if (can.includes("skip")) between.push({ do: "skip", send: "skip" });
-  if (can.includes("sit")) between.push({ do: "sit", send: "sit" });
+  // In the queue (C-1.2) one waits: sitting again is not offered.
+  if (can.includes("sit") && !msg.you?.queue) between.push({ do: "sit", send: "sit" });
   let timers = {};
   if (msg.turn) timers = deadlines(state.rawDeadlines, msg.turn.awaiting, msg.turn.deadline, nowMs);
   else if (msg.gathering) {

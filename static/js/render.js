@@ -229,7 +229,9 @@ export function renderFelt(state, ctx) {
     (view ? "" : `<div class="idle">${state.me && state.seats.some((s) => s?.name === state.me) ? t("waiting") : t("spectator")}</div>`) +
     `<ol class="last3">${last3}</ol>` +
     `</div>`;
-  const queue = state.queue ? `<div class="queue">${t("queue", { n: state.queue })}</div>` : "";
+  const queue = state.queue
+    ? `<div class="queue">${t("queue", { n: state.queue })}${state.myQueue ? ` · ${t("my_place", { n: state.myQueue })}` : ""}</div>`
+    : "";
   const banner = ctx.banner ? `<div class="banner ${ctx.banner.kind}" role="status">${esc(ctx.banner.text)}</div>` : "";
   const kind = table.game ? t(`game.${table.game}`) : "";
   const caption = `<p class="caption" aria-hidden="true"><b>${esc(table.name)}</b><br>${esc(kind)}</p>`;

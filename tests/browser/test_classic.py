@@ -25,6 +25,12 @@ def test_classic_look_cook_svara_split_reload(people: list[Player], artifacts: P
     for p in people:
         if p is not first:
             assert p.labels() == []
+    # Everyone sees the countdown ring on the seat whose turn it is (C-4.1: 30 s).
+    for p in people:
+        seat = p.page.locator(f'.seat[data-seat="{first.name}"]')
+        expect(seat.locator(".ring circle")).to_have_count(1)
+        assert 0 < int(seat.locator(".secs").inner_text()) <= 30
+        expect(p.page.locator(".seat .ring")).to_have_count(1)
 
     # Hand 1: a bet, then a look (C-4.11): «Смотрят карты» for all, one of the two drops.
     table.do("Дал 10", first)

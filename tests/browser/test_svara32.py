@@ -24,8 +24,12 @@ def test_svara32_look_raise_call_dark_and_a_spectator(
     table_id = anna.new_table("Свара 32 " + anna.name, "svara32", 2)
     table = Table([anna, boris], table_id)
     table.seat_everyone()
-    vera.open_table(table_id)  # the table is full: she watches
-    expect(vera.bar("Сесть за стол")).to_have_count(1)
+    vera.open_table(table_id)  # the table is full: she watches, then queues (C-1.2)
+    vera.click("Сесть за стол")
+    for p in people:
+        expect(p.page.locator(".queue")).to_contain_text("В очереди: 1")
+    expect(vera.page.locator(".queue")).to_have_text("В очереди: 1 · вы 1-й")
+    expect(vera.bar("Сесть за стол")).to_have_count(0)
     table.start()
     expect(vera.page.locator(".my-cards")).to_have_count(0)
     expect(vera.page.locator(".card.up")).to_have_count(0)
