@@ -94,6 +94,30 @@ def test_a_ban_disconnects_and_frees_the_seat(server: Server) -> None:
     boris.close()
 
 
+def test_a_ban_in_a_hand_folds_the_player_on_his_turn(server: Server) -> None:
+    """S-1.7 as decided for a ban: the hand goes on for the others; the banned player is
+    folded when his turn comes and stood up when it ends."""
+    table = new_table(server, "classic")
+    players = seat(server, table, 3, money=200)
+    for p in players:
+        assert p.call("table:ready") == {"ok": True}
+    watcher = players[-1]
+    awaited = watcher.until(lambda s: s["phase"] == "playing" and s["hand"]["awaiting"])[0]
+    banned = next(p for p in players if p.name == awaited)
+    ok(server, "user", "ban", banned.name)
+    others = [p for p in players if p is not banned]
+    others[0].until(
+        lambda s: (
+            s["hand"]
+            and any(
+                x["name"] == banned.name and x["state"] == "folded" for x in s["hand"]["players"]
+            )
+        )
+    )
+    for p in players:
+        p.close()
+
+
 def test_kick_stands_a_player_up(server: Server) -> None:
     table = new_table(server, "classic")
     anna, boris = seat(server, table, 2, money=100)
@@ -102,6 +126,8 @@ def test_kick_stands_a_player_up(server: Server) -> None:
     boris.until(lambda s: seated(s) == [boris.name])
     again = cli(server, "table", "kick", str(table), anna.name)
     assert again.returncode == 2 and "is not at table" in again.stderr
+    anna.sit()  # a kick is a stand-up, not a ban from the table
+    boris.until(lambda s: sorted(seated(s)) == sorted([anna.name, boris.name]))
     anna.close()
     boris.close()
 
