@@ -351,7 +351,7 @@ class VoiceHub:
             voice = self._tables.setdefault(table, _TableVoice(seats))
             voice.seats = seats
             member = voice.members.setdefault(player, VoiceMember())
-        self._rejoin(table, player, member)
+        self._sfu_join(table, player, member)
         self._announce(table, player)
         return {
             "slots": seats - 1,
@@ -433,12 +433,12 @@ class VoiceHub:
         for table, members in tables.items():
             for player, member in members.items():
                 with contextlib.suppress(VoiceUnavailable, VoiceError):
-                    self._rejoin(table, player, member)
+                    self._sfu_join(table, player, member)
             self._deliver("voice:restart", table, None, {"table": table})
 
     # -- helpers ------------------------------------------------------------------------
 
-    def _rejoin(self, table: int, player: str, member: VoiceMember) -> None:
+    def _sfu_join(self, table: int, player: str, member: VoiceMember) -> None:
         self._sfu().request(
             "join", table=str(table), player=player, mic=member.mic, listen=member.listen
         )
