@@ -108,6 +108,10 @@ def test_every_button_is_a_legal_action_in_the_seed_words(web: Server, chromium:
                 assert re.search(rf"\b{price}( ₽)?$", shown.replace("\u00a0", "")), (where, b)
             else:
                 assert b["price"] == "", (where, b)
-    # The files reach the closing turn, the votes and the Svara entry of classic too.
-    for word in ("Забился", "Дал", "Варить", "Делить", "Согласиться", "Войти", "Смотреться"):
+    # The files reach the closing turn, the votes, the Svara entries, the dark continuation
+    # (C-7.5), shaha36's showdown and buy-in, and svara32's traditional options too.
+    for word in (
+        "Забился", "Дал", "Варить", "Делить", "Согласиться", "Отказаться", "Войти", "Смотреться",
+        "Продолжить", "Играть", "Втёмную", "Показать", "Вариться", "Тёмный", "ЧЕК", "Смотреть",
+    ):  # fmt: skip
         assert seen[word], word
