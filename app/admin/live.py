@@ -33,7 +33,6 @@ from .tables import close_table
 
 BALANCE = "account:balance"
 KICKED = "table:kicked"
-CLOSED = "table:closed"
 
 
 class Live:
@@ -72,18 +71,7 @@ class Live:
         with self.db.session() as s:
             amount = ledger.user_balance(s, person.id)
         socketio.emit(BALANCE, {"balance": amount}, to=user_room(person.id))
-        shown = []
-        for live in self.tables.live():
-            with live.lock:
-                if (
-                    live.manners.stacks
-                    or live.member(person.name) is None
-                    or live.in_hand(person.name)
-                ):
-                    continue
-                live.money[person.name] = amount
-                live._changed([])
-                shown.append(live.id)
+        shown = [live.id for live in self.tables.live() if live.show_balance(person, amount)]
         return {"balance": amount, "tables": shown}
 
     def ban(self, data: dict[str, Any]) -> dict[str, Any]:
@@ -123,29 +111,15 @@ class Live:
         return {"table": live.id}
 
     def close(self, data: dict[str, Any]) -> dict[str, Any]:
-        """Close a table: its timers stop, a hand in play is cancelled and refunded, stacks go
-        back to the balances, the watchers are told and the lobby drops it."""
+        """Close a table: a live one stops its timers, has its hand in play cancelled and
+        refunded and its stacks returned, and tells its watchers (the runtime's `close`);
+        the lobby drops it."""
         table_id, reason = data["table"], data["reason"]
-        with self.tables._lock:  # no new `get` finds it from here on
-            live = self.tables._tables.pop(table_id, None)
+        live = self.tables.drop(table_id)  # no new `get` finds it from here on
         if live is None:
             result = self._close_in_db(table_id, reason)
         else:
-            with live.lock:
-                scheduler = live.scheduler
-                live.turn, live.gathering = None, False  # a timer already due now does nothing
-                scheduler.cancel((table_id, "turn"))
-                scheduler.cancel((table_id, "gather"))
-                for member in live.members():
-                    scheduler.cancel((table_id, "offline", member.name))
-                result = self._close_in_db(table_id, reason)
-                live.hand, live.hand_id = None, None
-                live.seats = [None] * len(live.seats)
-                live.queue.clear()
-                live.version += 1  # an action still in flight is refused as stale
-                for sid in list(live.watchers):
-                    socketio.emit(CLOSED, {"table": table_id, "reason": reason}, to=sid)
-                live.watchers.clear()
+            result = live.close(reason, lambda: self._close_in_db(table_id, reason))
         self.lobby.publish(table_id)
         return result
 

@@ -60,6 +60,11 @@ class Tables:
                 self._tables[table_id] = live
             return live
 
+    def drop(self, table_id: int) -> LiveTable | None:
+        """Forget a table that is closing: `get` no longer finds it (nor `live`)."""
+        with self._lock:
+            return self._tables.pop(table_id, None)
+
     def live(self) -> list[LiveTable]:
         with self._lock:
             return list(self._tables.values())

@@ -34,6 +34,7 @@ from .store import TableStore
 log = logging.getLogger(__name__)
 
 READY, SKIP, DARK = "ready", "skip", "dark"
+CLOSED = "table:closed"  # to the watchers of a table the administrator closed
 WAITING, GATHERING, PLAYING = "waiting", "gathering", "playing"
 NEWS_KEEP = 200  # changes whose events a reconnecting client can catch up on (issue 5.10)
 GATHER_SECONDS = 30  # C-1.3, for games without a parameter of their own (svara32)
@@ -686,6 +687,38 @@ class LiveTable:
             self.dealer_seat = self._seat_of(hand.dealer)
             self.notice = "the server restarted; the hand goes on and every timer starts again"
             self._changed([self._event("resumed", None, why=self.notice), *self._advance()])
+
+    # --- the administrator (app/admin/live.py) -----------------------------------------
+    def show_balance(self, person: Person, amount: int) -> bool:
+        """An admin's grant (C-0.1): between hands, the money of a player who plays from his
+        balance shows anew; a hand in play keeps the stakes it began with (C-0.2)."""
+        with self.lock:
+            if self.manners.stacks or self.member(person.name) is None or self.in_hand(person.name):
+                return False
+            self.money[person.name] = amount
+            self._changed([])
+            return True
+
+    def close(self, reason: str, close_in_db: Callable[[], Any]) -> Any:
+        """The table ends (an admin's close; the registry has dropped it): every timer stops,
+        `close_in_db` cancels the hand in play with its refunds and returns the stacks (C-8.5,
+        S-1.5), the seats and the queue empty, and every watcher hears `table:closed`.
+        Returns what `close_in_db` returned."""
+        with self.lock:
+            self.turn, self.gathering = None, False  # a timer already due does nothing now
+            self.scheduler.cancel((self.id, "turn"))
+            self.scheduler.cancel((self.id, "gather"))
+            for member in self.members():
+                self.scheduler.cancel((self.id, "offline", member.name))
+            result = close_in_db()
+            self.hand, self.hand_id = None, None
+            self.seats = [None] * len(self.seats)
+            self.queue.clear()
+            self.version += 1  # an action still in flight is refused as stale
+            for sid in list(self.watchers):
+                self.services.emit(CLOSED, {"table": self.id, "reason": reason}, to=sid)
+            self.watchers.clear()
+            return result
 
     # --- chat (C-8.4, S-1.7) ------------------------------------------------------------
     def say(self, sid: str, text: str | None, phrase: int | None) -> None:
