@@ -49,16 +49,19 @@ class Tables:
 
     def get(self, table_id: int) -> LiveTable:
         """The live table, loaded on first use; `not_found` for an unknown or closed one."""
-        with self._lock:
-            live = self._tables.get(table_id)
-            if live is None:
-                found = self.store.table(table_id)
-                if found is None:
-                    raise TableError("not_found", f"no open table {table_id}")
-                table, variant = found
-                live = LiveTable(table_id, table.name, variant, self.services)
-                self._tables[table_id] = live
+        live = self._tables.get(table_id)
+        if live is not None:
             return live
+        # Read the database outside the registry lock: the lobby asks `occupancy` from
+        # inside a database session, so holding both the other way round could deadlock.
+        found = self.store.table(table_id)
+        if found is None:
+            raise TableError("not_found", f"no open table {table_id}")
+        table, variant = found
+        with self._lock:
+            return self._tables.setdefault(
+                table_id, LiveTable(table_id, table.name, variant, self.services)
+            )
 
     def drop(self, table_id: int) -> LiveTable | None:
         """Forget a table that is closing: `get` no longer finds it (nor `live`)."""
@@ -71,8 +74,7 @@ class Tables:
 
     def occupancy(self, table_id: int) -> tuple[int, int]:
         """Seats taken and queue length for the lobby (0, 0 for a table not yet live)."""
-        with self._lock:
-            live = self._tables.get(table_id)
+        live = self._tables.get(table_id)  # no lock: called inside database sessions
         return live.occupancy() if live is not None else (0, 0)
 
     # --- connections --------------------------------------------------------------------
