@@ -48,6 +48,7 @@ class Live:
         return {
             "balance": self.balance,
             "ban": self.ban,
+            "password": self.password,
             "table": self.table,
             "kick": self.kick,
             "close": self.close,
@@ -74,20 +75,30 @@ class Live:
         shown = [live.id for live in self.tables.live() if live.show_balance(person, amount)]
         return {"balance": amount, "tables": shown}
 
+    def _hang_up(self, person: Person, reason: str) -> bool:
+        """Close the user's connection, telling it why (his sessions ended); False if none."""
+        sid = self.presence.sid(person.id)
+        if sid is None:
+            return False
+        socketio.emit(ENDED, {"reason": reason}, to=sid)
+        disconnect(sid=sid, namespace="/")
+        return True
+
+    def password(self, data: dict[str, Any]) -> dict[str, Any]:
+        """A new password ended every session of the user: his connection too."""
+        return {"disconnected": self._hang_up(self._person(data["user"]), "password changed")}
+
     def ban(self, data: dict[str, Any]) -> dict[str, Any]:
         """A ban: the user's socket is told why and closed, and he leaves every seat and
         queue (folding a hand in play, S-1.7 style, when his turn comes)."""
         person = self._person(data["user"])
-        sid = self.presence.sid(person.id)
-        if sid is not None:
-            socketio.emit(ENDED, {"reason": "banned"}, to=sid)
-            disconnect(sid=sid, namespace="/")
+        disconnected = self._hang_up(person, "banned")
         stood = []
         for live in self.tables.live():
             if live.member(person.name) is not None or live.queued(person.name):
                 live.stand(person)
                 stood.append(live.id)
-        return {"disconnected": sid is not None, "tables": stood}
+        return {"disconnected": disconnected, "tables": stood}
 
     def table(self, data: dict[str, Any]) -> dict[str, Any]:
         """A new table: the lobby lists it at once (a private one is not listed); the bots

@@ -66,10 +66,11 @@ def show(admin: Admin, name: str) -> None:
 @click.argument("name")
 @_password_option("the new password")
 def set_password(admin: Admin, name: str, password: str) -> None:
-    """Give NAME a new password."""
+    """Give NAME a new password; his sessions end (a running server closes his socket)."""
     with admin.session() as s:
         changed = service.change_password(s, name, password, admin.config["PASSWORD_MIN_LENGTH"])
-    admin.show({"user": changed.name, "password": "changed"})
+        notice = notices.post(s, "password", user=changed.id)
+    admin.show({"user": changed.name, "password": "changed", "live": admin.live(notice)})
 
 
 def _ban(admin: Admin, name: str, banned: bool) -> None:

@@ -118,6 +118,17 @@ def test_a_ban_in_a_hand_folds_the_player_on_his_turn(server: Server) -> None:
         p.close()
 
 
+def test_a_new_password_ends_the_connection(server: Server) -> None:
+    table = new_table(server, "classic")
+    (anna,) = seat(server, table, 1, money=0)
+    done = ok(server, "user", "set-password", anna.name, "--password", "a new secret")
+    assert done["live"]["disconnected"] is True
+    assert anna.event("session:ended") == {"reason": "password changed"}
+    assert anna.client.disconnected.wait(WAIT)
+    assert anna.browser.http.get(server.url + "/", allow_redirects=False).status_code == 302
+    assert Browser(server.url).login(anna.name, "a new secret").status_code == 302
+
+
 def test_kick_stands_a_player_up(server: Server) -> None:
     table = new_table(server, "classic")
     anna, boris = seat(server, table, 2, money=100)
