@@ -777,8 +777,11 @@ class LiveTable:
                 "ante": self.variant["ante"],
                 "stacks": self.manners.stacks,
                 "turn_seconds": self.variant["turn_seconds"],
+                "rules": dict(self.variant.rules),  # every parameter (levels, dark_fee, …)
             },
             "phase": self.phase,
+            # Between hands, who would deal if the hand started now (C-2.3, C-1.5).
+            "next_dealer": None if self.phase == PLAYING else self._presumed()[1],
             "notice": self.notice,
             "seats": [
                 None

@@ -239,3 +239,26 @@ def test_grants_after_sitting_are_seen_when_answering(fast: Server) -> None:
     grant(fast, p.name, 10)
     assert p.call("table:ready") == {"ok": True}
     p.close()
+
+
+def test_the_dark_is_an_ordinary_ready_when_the_dealer_changed(fast: Server) -> None:
+    """C-1.6: the presumed dealer leaves after the dark was chosen, so dealer and candidate
+    change: the hand starts with five, but the choice counts as «Готов» and costs nothing."""
+    table = new_table(fast, "classic")
+    players = seat(fast, table, 6, 100)
+    for p in players:
+        p.drain()
+    dealer = next(p for p in players if p.name == players[0].state["next_dealer"])
+    (dark,) = [p for p in players if "dark" in p.state["you"]["can"]]
+    assert dark.call("table:dark") == {"ok": True}
+    assert dealer.call("table:stand") == {"ok": True}
+    rest = [p for p in players if p is not dealer]
+    everyone(rest, lambda s: s["next_dealer"] != dealer.name)
+    for p in rest:
+        if p is not dark:
+            assert p.call("table:ready") == {"ok": True}
+    dark.until(lambda s: s["phase"] == "playing")
+    mine = next(x for x in dark.hand["players"] if x["name"] == dark.name)  # type: ignore[index]
+    assert not mine["dark"] and mine["paid"] == 10
+    for p in players:
+        p.close()

@@ -1,0 +1,80 @@
+"""The one timer task of the table runtime (architecture.md: deadlines, not a sleep per
+player). Real Flask-SocketIO tasks in threading mode; the tests wait on events with
+timeouts, and "never fired" is proved by a later timer having fired."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+
+import pytest
+from flask import Flask
+from flask_socketio import SocketIO
+
+from app.tables.scheduler import Scheduler
+
+WAIT = 10.0
+
+
+@pytest.fixture
+def scheduler() -> Iterator[Scheduler]:
+    app = Flask(__name__)
+    running = Scheduler(SocketIO(app, async_mode="threading"), scale=0.01, context=app.app_context)
+    running.start()
+    yield running
+    running.stop()
+
+
+def recorder(fired: list[str], done: threading.Event) -> Callable[[str], Callable[[], None]]:
+    """Callbacks that note their name; the one named "last" also sets `done`."""
+
+    def make(name: str) -> Callable[[], None]:
+        def fire() -> None:
+            fired.append(name)
+            if name == "last":
+                done.set()
+
+        return fire
+
+    return make
+
+
+def test_timers_fire_in_deadline_order_and_a_rearmed_or_cancelled_one_never_early(
+    scheduler: Scheduler,
+) -> None:
+    fired: list[str] = []
+    done = threading.Event()
+    make = recorder(fired, done)
+    scheduler.set("b", scheduler.deadline_in(20), make("b"))  # 0.2 s at scale 0.01
+    scheduler.set("a", scheduler.deadline_in(10), make("a"))
+    scheduler.set("gone", scheduler.deadline_in(5), make("gone"))
+    scheduler.cancel("gone")
+    scheduler.set("moved", scheduler.deadline_in(1), make("moved"))
+    scheduler.set("moved", scheduler.deadline_in(30), make("moved"))  # replaces the first
+    scheduler.set("last", scheduler.deadline_in(40), make("last"))
+    assert done.wait(WAIT)
+    assert fired == ["a", "b", "moved", "last"]
+    assert scheduler.deadline("a") is None
+
+
+def test_a_deadline_is_server_time_and_a_past_one_fires_at_once(scheduler: Scheduler) -> None:
+    fired: list[str] = []
+    done = threading.Event()
+    deadline = scheduler.deadline_in(30)
+    assert time.time() < deadline < time.time() + 30 * 0.01 + 1
+    scheduler.set("last", time.time() - 5, recorder(fired, done)("last"))
+    assert done.wait(WAIT)
+
+
+def test_a_failing_callback_does_not_stop_the_others(scheduler: Scheduler) -> None:
+    fired: list[str] = []
+    done = threading.Event()
+
+    def broken() -> None:
+        raise RuntimeError("one table's bug")
+
+    scheduler.set("broken", scheduler.deadline_in(1), broken)
+    scheduler.set("last", scheduler.deadline_in(5), recorder(fired, done)("last"))
+    assert done.wait(WAIT)
+    assert fired == ["last"]
