@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, Flask, current_app, redirect, url_for
+from flask import Blueprint, Flask, abort, current_app, redirect, request, url_for
 from sqlmodel import select
 
 from app import protocol
@@ -103,24 +103,64 @@ def roster() -> Any:
     return {"bots": [{"name": name, "avatar": avatar} for name, avatar in ROSTER.items()]}
 
 
-def _toggle(player: Player, payload: dict[str, Any]) -> dict[str, Any]:
-    """`table:bots`: only the table's creator fills its free seats or clears its bots."""
+def toggle(user_id: int, table_id: int, fill: bool) -> list[str]:
+    """The creator's switch: fill every free seat with bots, or send them all away; the
+    names of the bots seated or sent. TableError when the user may not."""
     app: Flask = current_app
     with app.extensions[DB].session() as s:
-        table = s.get(Table, payload["table"])
+        table = s.get(Table, table_id)
         creator = None if table is None or table.closed else table.created_by
-    if creator is None or creator != player.id:
-        return protocol.refuse("table:bots", "only the table's creator seats bots")
+    if creator is None or creator != user_id:
+        raise TableError("not_creator", "only the table's creator seats bots")
+    live = live_table(app, table_id)
+    if fill:
+        return fill_table(app, live.id)
+    names = _bots().clear(live)
+    app.extensions[LOBBY].publish(live.id)
+    return names
+
+
+def _toggle(player: Player, payload: dict[str, Any]) -> dict[str, Any]:
+    """`table:bots` {table, fill} (docs/protocol.md)."""
     try:
-        live = live_table(app, payload["table"])
+        return {"ok": True, "bots": toggle(player.id, payload["table"], payload["fill"])}
     except TableError as refused:
         return protocol.refuse("table:bots", refused.reason)
-    if payload["fill"]:
-        names = fill_table(app, live.id)
-    else:
-        names = _bots().clear(live)
-        app.extensions[LOBBY].publish(live.id)
-    return {"ok": True, "bots": names}
+
+
+@bp.post("/tables/<int:table_id>/bots")
+@login_required
+def toggle_form(table_id: int) -> Any:
+    """The lobby's switch (form field `fill`: 1 or 0) for the creator's own tables."""
+    user = current_user()
+    assert user is not None and user.id is not None
+    try:
+        toggle(user.id, table_id, request.form.get("fill") == "1")
+    except TableError as refused:
+        abort(403, refused.reason)
+    return redirect(url_for("lobby.index"))
+
+
+@bp.app_template_global()
+def own_tables() -> list[dict[str, Any]]:
+    """The open tables the logged-in user created (not practice ones), with their bots
+    seated: the lobby shows them with the bots switch."""
+    user = current_user()
+    if user is None:
+        return []
+    bots: BotSeats = _bots()
+    with current_app.extensions[DB].session() as s:
+        tables = s.exec(
+            select(Table).where(
+                Table.created_by == user.id, ~Table.closed, Table.variant != PRACTICE
+            )
+        ).all()
+        rows = [(t.id, t.name) for t in tables]
+    live = {t.id: t for t in current_app.extensions[TABLES].live()}
+    return [
+        {"id": i, "name": name, "bots": len(bots.at(live[i])) if i in live else 0}
+        for i, name in rows
+    ]
 
 
 def init_app(app: Flask) -> None:

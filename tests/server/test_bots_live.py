@@ -132,10 +132,16 @@ def test_bots_fill_the_free_seats_and_step_aside_for_a_person(server: Server) ->
     refused = other.call("table:bots", fill=True)
     assert refused["ok"] is False and "creator" in refused["error"]
     creator.join()
-    reply = creator.call("table:bots", fill=True)
-    assert reply["ok"] and len(reply["bots"]) == 3
+    lobby = creator.browser.http.get(creator.browser.url + "/", timeout=WAIT).text
+    toggle = f'action="/tables/{creator.table}/bots"'
+    assert toggle in lobby and "Заполнить места ботами" in lobby  # the creator's switch
+    other_lobby = other.browser.http.get(other.browser.url + "/", timeout=WAIT).text
+    assert toggle not in other_lobby
+    filled = creator.browser.post_form(f"/tables/{creator.table}/bots", {"fill": "1"}, "/")
+    assert filled.status_code == 302, filled.text
     state = creator.until(lambda s: len(seats(s)) == 3 and s)
-    assert set(seats(state)) == set(reply["bots"])
+    lobby = creator.browser.http.get(creator.browser.url + "/", timeout=WAIT).text
+    assert "ботов: 3" in lobby and "Убрать ботов" in lobby
     assert all(m == 1000 for m in seats(state).values())  # S-1.5: a full stack each
     with db.session() as s:
         assert s.get(Table, creator.table).rules["bots"] is True  # type: ignore[union-attr]
