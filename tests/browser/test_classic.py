@@ -34,6 +34,8 @@ def test_classic_look_cook_svara_split_reload(people: list[Player], artifacts: P
 
     # Hand 1: a bet, then a look (C-4.11): «Смотрят карты» for all, one of the two drops.
     table.do("Дал 10", first)
+    for p in (anna, boris):  # the table in a hand, on a phone and on a desktop
+        p.shot(artifacts, "classic-table")
     looker = table.do("Смотреться")
     assert any(p.page.locator(".banner.look").count() for p in people)
     for p in people:

@@ -65,6 +65,8 @@ def test_shaha36_tap_to_look_bet_dark_and_showdown(people: list[Player], artifac
     first.page.click('.amount .act[data-do="bet"]')
     table.sync(before)
     expect(first.page.locator(".last3 li").last).to_have_text(f"{first.name}: Поставить 20")
+    for p in (anna, boris):
+        p.shot(artifacts, "shaha36-table")
     play_out(table)
     table.over(NEW_HAND)
     # Everyone called and showed: all three hands stay face up with their points (S-6.2).

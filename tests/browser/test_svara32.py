@@ -52,6 +52,8 @@ def test_svara32_look_raise_call_dark_and_a_spectator(
     first.shot(artifacts, "svara32-raise")
     table.do("РЕЙЗ", first)
     expect(vera.page.locator(".pot b")).to_have_text("50 ₽")
+    for p in (anna, boris):
+        p.shot(artifacts, "svara32-table")
     assert set(second.labels()) == {"ПАС", "КОЛЛ", "РЕЙЗ"}
     expect(second.bar("КОЛЛ").locator(".price")).to_have_text(" · 30 ₽")
     second.shot(artifacts, "svara32-call")
