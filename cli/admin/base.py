@@ -14,7 +14,9 @@ import click
 from flask import Flask
 from sqlmodel import Session
 
+from app import create_app
 from app.admin import AdminError
+from app.admin.notices import answer
 from app.auth.service import AccountError
 from app.engine.variants import VariantError
 from app.ledger import LedgerError
@@ -36,8 +38,6 @@ class Admin:
 
     @cached_property
     def app(self) -> Flask:
-        from app import create_app
-
         return create_app({"INSTANCE": self.instance, "ASYNC_MODE": "threading"})
 
     def close(self) -> None:
@@ -65,8 +65,6 @@ class Admin:
 
     def live(self, notice_id: int | None) -> dict[str, Any]:
         """The running server's answer to a notice ({"server": false} when none runs)."""
-        from app.admin.notices import answer
-
         if notice_id is None:
             return {"server": False}
         result = answer(self.db, notice_id)
