@@ -26,9 +26,9 @@ from app.lobby.service import create_table
 from app.models import Table
 from app.models.db import EXTENSION as DB
 from app.tables import EXTENSION as TABLES
-from app.tables.runtime import LiveTable, Person, TableError
+from app.tables.runtime import PLAYING, LiveTable, Person, TableError
 
-from .seats import PRACTICE_BOT, ROSTER, BotSeats
+from .seats import ROSTER, BotSeats
 from .store import PracticeStore
 
 EXTENSION = "svara.bots"
@@ -87,14 +87,26 @@ def practice() -> Any:
             s.add(table)
         table_id = table.id
     assert table_id is not None
-    live = live_table(current_app, table_id)  # type: ignore[arg-type]
+    live = live_table(current_app, table_id)
     person = Person(user.id, user.name)
     with live.lock:
+        if _broke(live, user.name):
+            live.stand(person)
         if live.member(user.name) is None and not live.queued(user.name):
-            live.sit(person, None, None)
-        if not any(m.name == PRACTICE_BOT for m in live.members()):
+            live.sit(person, None, None)  # a new match: fresh practice chips for both
+            _bots().clear(live)
+        if not _bots().at(live):
             _bots().fill(live, 1)
     return redirect(url_for("pages.table", table_id=table_id))
+
+
+def _broke(live: LiveTable, name: str) -> bool:
+    """Seated between hands without the chips for another hand (a match just ended)."""
+    return (
+        live.member(name) is not None
+        and live.phase != PLAYING
+        and not live.hand_cls.playable(live.variant, live.money.get(name, 0))
+    )
 
 
 @bp.get("/bots.json")

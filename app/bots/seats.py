@@ -45,7 +45,6 @@ ROSTER: dict[str, str] = {
     "Бот Петрович": "🐗",
     "Бот Маша": "🐱",
 }
-PRACTICE_BOT = "Гэри"
 BANKROLL_ANTES = 100  # what a classic bot plays from (C-0.2), topped up between hands
 
 
@@ -89,7 +88,7 @@ class BotSeats:
     # --- seats --------------------------------------------------------------------------
     def at(self, live: LiveTable) -> list[Seated]:
         """The bots seated at a table (in seat order)."""
-        seated = {bot.person.name: bot for tid, bot in self.bots.values() if tid == live.id}
+        seated = {bot.person.name: bot for tid, bot in list(self.bots.values()) if tid == live.id}
         return [seated[m.name] for m in live.members() if m.name in seated]
 
     def fill(self, live: LiveTable, count: int | None = None) -> list[str]:
@@ -226,8 +225,12 @@ class BotSeats:
             return
         can = state["you"]["can"]
         bots = {b.person.name for b in self.at(live)}
-        if READY not in can or all(m.name in bots for m in live.members()):
-            return  # bots play with people, not among themselves
+        people = [m.name for m in live.members() if m.name not in bots]
+        money = live.money
+        if READY not in can or not any(
+            live.hand_cls.playable(live.variant, money.get(p, 0)) for p in people
+        ):
+            return  # bots play with people who can play, not among themselves
         if not live.manners.stacks:  # C-0.2: a classic bot plays from its balance
             self._fund(bot.person, BANKROLL_ANTES * live.variant["ante"])
         elif not live.hand_cls.playable(live.variant, live.money.get(name, 0)):

@@ -104,6 +104,9 @@ def test_a_person_plays_a_practice_match_against_gary_to_the_end(server: Server)
         assert person.call("table:ready")["code"] == "money"
     assert played, "the person never had a decision"
     assert balances(server, [person.name]) == {person.name: 70}
+    assert practice(person) == person.table  # one more click: a new match, 500 each again
+    person.until(lambda s: seats(s) == {person.name: 500, PRACTICE_BOT: 500})
+    assert person.browser.login(PRACTICE_BOT, "correct horse").status_code == 401
     assert books(server).ok, books(server).problems
     db = database(server)
     with db.session() as s:
