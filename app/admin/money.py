@@ -15,6 +15,7 @@ from sqlmodel import Session, select
 
 from app import ledger
 from app.engine.hand import HOUSE as HOUSE_PARTY
+from app.engine.variants import VariantError
 from app.models import (
     CANCELLED,
     FINISHED,
@@ -24,8 +25,10 @@ from app.models import (
     Account,
     HandRecord,
     LedgerEntry,
+    Table,
     User,
 )
+from app.variants import table_variant
 
 from . import AdminError
 from .settle import settle
@@ -98,16 +101,31 @@ def verify(s: Session) -> dict[str, Any]:
     }
 
 
+def practice_tables(s: Session) -> list[int]:
+    """The tables that play for practice chips (B-1.4); a table whose custom variant was
+    deleted is taken for one that played for money."""
+    found = []
+    for table in s.exec(select(Table)).all():
+        try:
+            if table_variant(s, table).rules.get("practice"):
+                found.append(table.id)
+        except VariantError:
+            continue
+    return found
+
+
 def results(s: Session, since: datetime, until: datetime | None = None) -> dict[str, int]:
     """Each player's net result over the hands started in [since, until) (the house's rake
     as «house»): game money only, never grants, buy-ins or cash-outs.
 
     Only ended hands (finished or cancelled) count, and each counts whole, so the results sum
-    to zero: every such hand's pot was paid out or refunded to the last chip.
+    to zero: every such hand's pot was paid out or refunded to the last chip. Practice tables
+    play for chips, not money (B-1.4), and do not count.
     """
     hands = select(HandRecord.id).where(
         HandRecord.started >= since,
         HandRecord.status.in_((FINISHED, CANCELLED)),  # type: ignore[attr-defined]
+        HandRecord.table_id.not_in(practice_tables(s)),  # type: ignore[attr-defined]
     )
     if until is not None:
         hands = hands.where(HandRecord.started < until)

@@ -70,18 +70,24 @@ def test_ledger_verify_fails_with_the_first_discrepancy(admin: Admin) -> None:
 
 
 def hand_at(
-    s: Session, table: Table, day: datetime, status: str, transfers: list[Transfer]
+    s: Session,
+    table: Table,
+    day: datetime,
+    status: str,
+    transfers: list[Transfer],
+    stacks: bool = False,
 ) -> None:
     """A hand of `table` started on `day` whose money moved as `transfers`."""
     hand = HandRecord(table_id=table.id, started=day, status=status)  # type: ignore[arg-type]
     s.add(hand)
     s.flush()
-    ledger.post(s, transfers, hand_id=hand.id, table_id=table.id)  # type: ignore[arg-type]
+    ledger.post(s, transfers, hand_id=hand.id, table_id=table.id, stacks=stacks)  # type: ignore[arg-type]
 
 
 def test_settle_counts_the_periods_ended_hands_only(admin: Admin) -> None:
-    """Worked example: four friends, hands before, in and after the period, a grant and a
-    hand still in play; the house took a rake of 3 and is a party to square."""
+    """Worked example: four friends, hands before, in and after the period, a grant, a hand
+    still in play and a practice match (B-1.4: chips, not money); the house took a rake of 3
+    and is a party to square."""
     for name in ("anna", "boris", "vera", "gleb"):
         admin.user(name)
         admin.ok("balance", "grant", name, "1000", "--reason", "start")
@@ -104,6 +110,14 @@ def test_settle_counts_the_periods_ended_hands_only(admin: Admin) -> None:
                 [Transfer(10, "anna", "pot", "ante")])  # fmt: skip
         after = [Transfer(70, "gleb", "pot", "bet"), Transfer(70, "pot", "anna", "award")]
         hand_at(s, table, datetime(2026, 2, 1, tzinfo=UTC), FINISHED, after)
+        practice = Table(name="p", variant="svara32-practice", seats=2)
+        s.add(practice)
+        s.flush()
+        for name in ("anna", "vera"):  # B-1.4: practice chips are granted to the stack
+            user = s.exec(select(User).where(User.name == name)).one()
+            ledger.buy_in(s, user.id, practice.id, 500)  # type: ignore[arg-type]
+        chips = [Transfer(200, "vera", "pot", "bet"), Transfer(200, "pot", "anna", "award")]
+        hand_at(s, practice, datetime(2026, 1, 15, tzinfo=UTC), FINISHED, chips, stacks=True)
     admin.ok("balance", "grant", "gleb", "-100", "--reason", "a grant is not a game result")
     report = admin.ok("settle", "--since", "2026-01-01", "--until", "2026-02-01")
     nets = {"anna": 57, "boris": 20, "gleb": -50, "house": 3, "vera": -30}
