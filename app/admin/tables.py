@@ -124,9 +124,9 @@ def show_table(s: Session, key: str) -> dict[str, Any]:
     except VariantError as gone:
         rules = {"error": str(gone)}
     stacks = s.exec(
-        select(Account.user_id, Account.balance).where(
-            Account.table_id == table.id, Account.kind == STACK, Account.balance > 0
-        )
+        select(User.name, Account.balance)
+        .join(User, User.id == Account.user_id)
+        .where(Account.table_id == table.id, Account.kind == STACK, Account.balance > 0)
     ).all()
     hands = s.exec(
         select(HandRecord)
@@ -138,7 +138,7 @@ def show_table(s: Session, key: str) -> dict[str, Any]:
         **table_row(s, table),
         "overrides": table.rules,
         "rules": rules,
-        "stacks": {str(user): amount for user, amount in stacks},
+        "stacks": dict(stacks),
         "recent_hands": [{"id": h.id, "status": h.status} for h in hands],
     }
 

@@ -85,7 +85,8 @@ def test_close_refunds_the_hand_in_play_and_returns_stacks(admin: Admin) -> None
     finished = play(admin.db, table["id"], names, get_variant("shaha36"), "close:0")
     in_play = play(admin.db, table["id"], names, get_variant("shaha36"), "close:1", stop_after=1)
     assert admin.ok("ledger", "verify")["ok"]
-    assert admin.ok("table", "show", "Шаха")["in_play"] == in_play
+    shown = admin.ok("table", "show", "Шаха")
+    assert shown["in_play"] == in_play and set(shown["stacks"]) == set(names)
     closed = admin.ok("table", "close", "Шаха")
     assert closed["cancelled_hands"] == [in_play] and closed["server"] is False
     balances = sum(admin.ok("balance", "show", n)["balance"] for n in names)
