@@ -29,6 +29,9 @@ DEFAULTS: dict[str, Any] = {
     "TRUST_PROXY": 0,
     # Tests shrink every game timer by this factor instead of sleeping (issue 5 part 5).
     "TIMER_SCALE": 1.0,
+    # A bot's thinking time before each answer, seconds of game time (scaled like the timers):
+    # one number, or [low, high] drawn uniformly (issue 9).
+    "BOT_THINK": [1.0, 3.0],
     "DATABASE_URL": None,  # None: SQLite in the instance folder
     "AUTO_MIGRATE": True,
     "LOGIN_ATTEMPTS": 5,  # failed logins per IP and name ...

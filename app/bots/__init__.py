@@ -176,7 +176,7 @@ def own_tables() -> list[dict[str, Any]]:
 
 
 def init_app(app: Flask) -> None:
-    think = app.config.get("BOT_THINK", (1.0, 3.0))
+    think = app.config["BOT_THINK"]
     low, high = (think, think) if isinstance(think, int | float) else think
     app.extensions[EXTENSION] = BotSeats(
         app.extensions[TABLES], app.extensions[DB], (float(low), float(high))
