@@ -88,11 +88,10 @@ def test_payments_square_every_result_in_the_fewest_payments(nets: dict[str, int
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.lists(st.integers(-5, 5), min_size=1, max_size=EXACT_LIMIT - 1))
+@given(st.lists(st.integers(-5, 5), min_size=1, max_size=11))
 def test_zero_sum_groups_partition_the_parties(xs: list[int]) -> None:
+    """Small amounts, so that many subsets square among themselves."""
     amounts = [x for x in [*xs, -sum(xs)] if x] or [0]
-    if sum(amounts):
-        return
     groups = zero_sum_groups(amounts)
     assert sorted(i for g in groups for i in g) == list(range(len(amounts)))
     assert all(sum(amounts[i] for i in g) == 0 for g in groups)
