@@ -3,6 +3,8 @@ services as the web (app/auth/service.py), refusals with status 2 and nothing ch
 
 from __future__ import annotations
 
+import json
+
 import click
 from sqlmodel import select
 
@@ -22,6 +24,7 @@ def test_create_list_show(admin: Admin) -> None:
     assert [(r["name"], r["admin"]) for r in rows] == [("anna", False), ("boris", True)]
     shown = admin.ok("user", "show", "ANNA")  # names are found ignoring case, as at login
     assert (shown["name"], shown["stacks"], shown["ledger_rows"]) == ("anna", {}, 0)
+    assert json.loads(admin.run("--json", "user", "list").stdout) == rows  # --json on the group
     human = admin.run("user", "list")
     assert human.exit_code == 0
     assert human.stdout.splitlines()[0].split() == ["name", "admin", "banned", "balance", "created"]
