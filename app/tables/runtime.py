@@ -296,14 +296,17 @@ class LiveTable:
             member = self.member(person.name)
             if member is None:
                 return
-            if self.manners.stand_offline:  # S-1.7
-                seconds = self.variant["offline_seconds"]
-                self.scheduler.set(
-                    (self.id, "offline", person.name),
-                    self.scheduler.deadline_in(seconds),
-                    lambda: self._offline_expired(person.name),
-                )
+            self._arm_offline(person.name)
             self._changed([self._event("offline", person.name)])
+
+    def _arm_offline(self, name: str) -> None:
+        """S-1.7: offline for `offline_seconds`, the player is stood up."""
+        if self.manners.stand_offline:
+            self.scheduler.set(
+                (self.id, "offline", name),
+                self.scheduler.deadline_in(self.variant["offline_seconds"]),
+                lambda: self._offline_expired(name),
+            )
 
     def _offline_expired(self, name: str) -> None:
         with self.lock:
@@ -679,6 +682,7 @@ class LiveTable:
         with self.lock:
             for i, seat in enumerate(hand.seats):
                 self.seats[i] = Member(Person(people[seat.name], seat.name), i)
+                self._arm_offline(seat.name)  # nobody is connected yet
             self.money.update(
                 self.store.money(self.id, [s.name for s in hand.seats], self.manners.stacks)
             )
