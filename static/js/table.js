@@ -195,7 +195,13 @@ socket.on("session:taken_over", () => {
   $("[data-net]").textContent = t("taken_over");
 });
 socket.on("table:state", receive);
-socket.on("error", (msg) => toast(msg?.reason || ""));
+/** A refusal (docs/protocol.md `error`): the player's words for its code, else the reason
+ * (an illegal action's reason names the rule, C-…). */
+socket.on("error", (msg) => {
+  const key = `err.${msg?.code}`;
+  const text = t(key);
+  toast(text === key ? msg?.reason || "" : text);
+});
 
 function act(payload) {
   socket.emit(EVENTS.act, { table: tableId, version: state.version, ...payload });

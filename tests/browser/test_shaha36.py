@@ -39,6 +39,15 @@ def test_shaha36_tap_to_look_bet_dark_and_showdown(people: list[Player], artifac
         expect(p.page.locator(f'.seat[data-seat="{p.name}"] .balance')).to_have_text("200 ₽")
     table.start(NEW_HAND)
 
+    # S-1.7's Decision: the table chat sends only between hands; the refusal is said in
+    # the player's words.
+    anna.page.click('[data-panel="chat-panel"]')
+    anna.page.fill("#chat-input", "Привет")
+    anna.page.press("#chat-input", "Enter")
+    expect(anna.page.locator("#toast")).to_have_text("Сейчас этого сделать нельзя")
+    expect(anna.page.locator("#chat-list li")).to_have_count(0)
+    anna.page.click("#chat-panel [data-close]")
+
     # Hand 1: everyone's cards start face down; a tap turns one card, and the others see
     # «смотрел» on that seat (S-1.3 and its Decision).
     for p in people:
