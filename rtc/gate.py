@@ -38,7 +38,6 @@ class GateTrack(MediaStreamTrack):
         self._offset = 0
         self._last_pts: int | None = None
         self._last_time = 0.0
-        self.forwarded = 0
 
     def push(self, packet: OpusPacket, source: object) -> None:
         """Queue `packet` of `source` (any identity: a new identity rebases timestamps)."""
@@ -53,7 +52,6 @@ class GateTrack(MediaStreamTrack):
         pts = packet.pts + self._offset
         self._last_pts, self._last_time = pts, now
         self._put(OpusPacket(packet.data, pts))
-        self.forwarded += 1
 
     def _put(self, item: OpusPacket | None) -> None:
         if self._queue.full():

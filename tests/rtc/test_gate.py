@@ -32,7 +32,6 @@ def test_one_source_passes_through_unchanged() -> None:
         packets = await drain(gate, 4)
         assert [p.pts for p in packets] == [0, 960, 1920, 96000]
         assert [p.data for p in packets] == [b"x0", b"x960", b"x1920", b"x96000"]
-        assert gate.forwarded == 4
 
     asyncio.run(scenario())
 
@@ -79,8 +78,7 @@ def test_stop_wakes_a_waiting_sender() -> None:
         gate.stop()
         with pytest.raises(MediaStreamError):
             await asyncio.wait_for(waiting, timeout=5)
-        gate.push(OpusPacket(b"late", 0), object())
-        assert gate.forwarded == 0
+        gate.push(OpusPacket(b"late", 0), object())  # ignored: the sender is gone
         with pytest.raises(MediaStreamError):
             await gate.recv()
 
