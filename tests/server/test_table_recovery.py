@@ -9,11 +9,14 @@ from pathlib import Path
 
 import pytest
 
+from app import ledger
 from app.engine import handfile
-from app.models import Table
+from app.models import HandRecord, Table
+from app.tables.runtime import replay_record
 
 from .conftest import ASYNC_MODES, Server
 from .tablekit import (
+    SLOW_TIMERS,
     Player,
     balances,
     books,
@@ -22,6 +25,7 @@ from .tablekit import (
     decide,
     everyone,
     fast_server,
+    grant,
     hands,
     new_table,
     play_hand,
@@ -133,6 +137,70 @@ def test_stacks_of_a_resumed_shaha36_hand_stay_at_the_table(tmp_path: Path) -> N
         everyone(players, lambda s: not any(s["seats"]))
         after = sum(balances(server, names).values())
         assert 3000 - 100 <= after <= 3000  # the rake is at most 10 antes (S-8.1)
+        assert books(server).ok, books(server).problems
+    finally:
+        for p in players:
+            p.close()
+        server.stop()
+
+
+def test_a_svara_entry_window_is_one_deadline_for_all_who_may_enter(tmp_path: Path) -> None:
+    """C-7.3's Decision: the eligible players decide at the same time within
+    `svara_seconds` (not a turn's time), one deadline for them all. The hand is set up as
+    a crash leaves it on disk: its deals, its actions and their payments."""
+    server = fast_server(tmp_path, "threading")
+    rules = {**SLOW_TIMERS["classic"], "turn_seconds": 60}  # 1.2 s here, the entry 12 s
+    table_id = new_table(server, "classic", **rules)
+    a, b, c, d = players = [Player(server, table_id) for _ in range(4)]
+    for p in players:
+        grant(server, p.name, 100)
+    killed(server)
+    doc = {
+        "format": "svara-hand/1",
+        "variant": "classic",
+        "rules": rules,
+        "players": [{"name": p.name, "balance": 100} for p in players],
+        "dealer": d.name,
+        "deals": [
+            {
+                a.name: ["A♥", "K♥", "Q♥"],
+                b.name: ["A♠", "K♠", "Q♠"],
+                c.name: ["7♣", "8♦", "9♠"],
+                d.name: ["6♣", "8♣", "10♦"],
+            }
+        ],
+        "actions": [
+            {"player": a.name, "do": "pass"},
+            {"player": b.name, "do": "pass"},
+            {"player": c.name, "do": "fold"},
+            {"player": d.name, "do": "open"},  # a and b tie at 31: «СВАРА!»
+        ],
+    }
+    hand, _ = replay_record(doc)
+    db = database(server)
+    with db.session() as s:
+        record = HandRecord(table_id=table_id, hand_file=doc, actions=doc["actions"])
+        s.add(record)
+        s.flush()
+        assert record.id is not None
+        ledger.post(s, hand.transfers, hand_id=record.id, table_id=table_id)
+    db.dispose()
+    server = fast_server(tmp_path, "threading")
+    try:
+        for p in players:
+            p.reconnect(server)
+        everyone(players, lambda s: all(x["connected"] for x in s["seats"] if x))
+        state = c.until(lambda s: s["hand"]["phase"] == "svara_entry" and s)
+        assert state["turn"]["awaiting"] == sorted([c.name, d.name])
+        deadline = state["turn"]["deadline"]
+        assert deadline - state["now"] > 5  # `svara_seconds`, not `turn_seconds`
+        assert decide(players, c, do="join") == {"ok": True}
+        assert d.state["turn"] == {"awaiting": [d.name], "deadline": deadline}
+        assert decide(players, d, do="skip") == {"ok": True}
+        assert a.state["hand"]["phase"] == "betting"
+        assert a.state["turn"]["deadline"] - a.state["now"] < 5  # a turn of the new deal
+        play_hand(players, random.Random(8))
+        assert sum(balances(server, [p.name for p in players]).values()) == 400
         assert books(server).ok, books(server).problems
     finally:
         for p in players:
