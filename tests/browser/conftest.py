@@ -56,13 +56,15 @@ CHROMIUM_ARGS = [
 ]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def driver() -> Iterator[Playwright]:
+    # Module scope: Playwright's sync API marks an asyncio loop as running while it lives,
+    # which would break every later test that calls asyncio.run (the voice tests).
     with sync_playwright() as p:
         yield p
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def chromium(driver: Playwright) -> Iterator[Browser]:
     browser = driver.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
     yield browser
@@ -154,15 +156,16 @@ class Player:
         button.click()
 
 
-@pytest.fixture
-def people(web: Server, chromium: Browser) -> Iterator[list[Player]]:
-    """A factory's output: three registered players (phone, desktop, phone), each with 1000 ₽.
+class Crowd:
+    """People for one test, each in a browser context of their own (closed at teardown)."""
 
-    The list is filled by the test through `join`; closed contexts on teardown."""
-    made: list[Player] = []
+    def __init__(self, server: Server, chromium: Browser):
+        self.server, self.chromium = server, chromium
+        self.made: list[Player] = []
 
-    def make(viewport: dict[str, int], prefix: str) -> Player:
-        context = chromium.new_context(
+    def add(self, viewport: dict[str, int], prefix: str) -> Player:
+        """A registered player with 1000 ₽, on a phone (touch) or a desktop."""
+        context = self.chromium.new_context(
             viewport=viewport,
             locale="ru-RU",
             has_touch=viewport is PHONE,
@@ -170,19 +173,30 @@ def people(web: Server, chromium: Browser) -> Iterator[list[Player]]:
             device_scale_factor=2 if viewport is PHONE else 1,
         )
         context.set_default_timeout(TIMEOUT_MS)
-        player = Player(unique_name(prefix), context, context.new_page(), web.url)
+        player = Player(unique_name(prefix), context, context.new_page(), self.server.url)
         player.watch()
         player.register()
-        grant(web, player.name, 1000)
-        made.append(player)
+        grant(self.server, player.name, 1000)
+        self.made.append(player)
         return player
 
-    make(PHONE, "anna")
-    make(DESKTOP, "boris")
-    make(PHONE, "vera")
+    def close(self) -> None:
+        for p in self.made:
+            p.context.close()
+
+
+@pytest.fixture
+def crowd(web: Server, chromium: Browser) -> Iterator[Crowd]:
+    made = Crowd(web, chromium)
     yield made
-    for p in made:
-        p.context.close()
+    made.close()
+
+
+@pytest.fixture
+def people(crowd: Crowd) -> list[Player]:
+    """Three registered players, each with 1000 ₽: anna (phone), boris (desktop), vera
+    (phone)."""
+    return [crowd.add(PHONE, "anna"), crowd.add(DESKTOP, "boris"), crowd.add(PHONE, "vera")]
 
 
 class Table:

@@ -8,10 +8,14 @@ from pathlib import Path
 
 from playwright.sync_api import expect
 
-from .conftest import Player, Table
+from .conftest import DESKTOP, Crowd, Player, Table
 
 # What a player clicks to get a hand over with, in order of preference.
-FINISH = ["Забился", "Вскрыться", "Дал 10", "Дал дальше", "Не входить", "Играть без темняшки"]
+# With three or more active players a bet ends only through looks (C-4.10a).
+FINISH = [
+    "Забился", "Вскрыться", "Смотреться", "Дал 10", "Дал 30", "Дал дальше", "Не входить",
+    "Играть без темняшки",
+]  # fmt: skip
 
 
 def test_classic_look_cook_svara_split_reload(people: list[Player], artifacts: Path) -> None:
@@ -106,4 +110,42 @@ def test_classic_look_cook_svara_split_reload(people: list[Player], artifacts: P
     table.play_until("Готов", ["Упал"])
     table.over()
     for p in people:
+        assert p.errors == [], p.errors
+
+
+def test_classic_dark_and_the_privileged_look(
+    people: list[Player], crowd: Crowd, artifacts: Path
+) -> None:
+    """C-1.5 … C-1.6: with four players the candidate may press «Темнить · 15 ₽»; the dark
+    opens the level at 30 (C-4.2), hides his own cards until his first decision (C-4.19),
+    nobody looks before it (C-4.16), and he is offered «Смотреться · 15 ₽» (C-4.17)."""
+    gleb = crowd.add(DESKTOP, "gleb")
+    players = [*people, gleb]
+    table = Table(players, people[0].new_table("Темняшка " + gleb.name, "classic", 4))
+    table.seat_everyone()
+    (dark,) = [p for p in players if p.bar("Темнить").count()]
+    expect(dark.bar("Темнить").locator(".price")).to_have_text(" · 15 ₽")
+    table.start(dark=dark, dark_label="Темнить")
+    for p in players:
+        expect(p.page.locator(f'.seat[data-seat="{dark.name}"] .mark.dark')).to_be_visible()
+        expect(p.page.locator(".level")).to_have_text("Ставка 30")
+    expect(dark.page.locator(".my-cards .card.up")).to_have_count(0)
+    # The others answer 30 until the word reaches the dark player; nobody may look yet.
+    for _ in range(3):
+        (who,) = [p for p in players if p.labels()]
+        if who is dark:
+            break
+        assert "Смотреться" not in who.labels()
+        table.do("Дал 30", who)
+    assert set(dark.labels()) == {"Упал", "Дал 30", "Смотреться"}
+    expect(dark.bar("Смотреться").locator(".price")).to_have_text(" · 15 ₽")
+    dark.shot(artifacts, "classic-dark-look")
+    table.do("Смотреться", dark)
+    for p in players:
+        expect(p.page.locator(".banner.look")).to_have_text("Смотрят карты")
+    # After his first decision he sees his own cards (C-4.19), won or lost.
+    expect(dark.page.locator(".my-cards .card.up")).to_have_count(3)
+    table.play_until("Готов", FINISH)
+    table.over()
+    for p in players:
         assert p.errors == [], p.errors
