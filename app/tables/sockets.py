@@ -68,9 +68,14 @@ def _act(live: LiveTable, person: Person, payload: dict[str, Any]) -> None:
 
 
 def init_app(tables: Tables) -> None:
-    def on(name: str, run: Any, **optional: type) -> None:
-        required = {**TABLE, **optional.pop("required", {})}  # type: ignore[dict-item]
-        protocol.on(name, _event(tables, name, run), required=required, optional=optional)
+    def on(name: str, run: Any, required: protocol.Shape | None = None, **optional: type) -> None:
+        """Every table event names its table; `required`/`optional` add its own fields."""
+        protocol.on(
+            name,
+            _event(tables, name, run),
+            required={**TABLE, **(required or {})},
+            optional=optional,
+        )
 
     on(
         "table:join",
@@ -84,6 +89,6 @@ def init_app(tables: Tables) -> None:
     on("table:ready", _answer(READY))
     on("table:skip", _answer(SKIP))
     on("table:dark", _answer(DARK))
-    on("table:act", _act, required={"version": int, "do": str}, to=int, deal=str)  # type: ignore[arg-type]
+    on("table:act", _act, required={"version": int, "do": str}, to=int, deal=str)
     on("table:chat", lambda live, person, p: live.say(_sid(), p.get("text"), p.get("phrase")),
        text=str, phrase=int)  # fmt: skip
