@@ -805,7 +805,7 @@ class LiveTable:
                 "name": name,
                 "seat": member.seat if member else None,
                 "queue": queued.index(name) + 1 if name in queued else None,
-                "can": self._can(member),
+                "can": self._can(member, name in queued),
             },
             "gathering": {"deadline": self.gather_deadline, "extended": self.extended}
             if self.gathering
@@ -821,10 +821,10 @@ class LiveTable:
             "news": [e.as_json() for e in events if e.visible_to(name)],
         }
 
-    def _can(self, member: Member | None) -> list[str]:
+    def _can(self, member: Member | None, queued: bool) -> list[str]:
         """The table-level buttons open to the viewer (the hand's are in `hand.legal`)."""
         if member is None:
-            return ["sit"]
+            return ["stand"] if queued else ["sit"]
         can = ["stand"]
         if self.phase != PLAYING and member.answer is None:
             can += [READY, SKIP]

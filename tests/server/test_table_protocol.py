@@ -164,6 +164,7 @@ def test_queue_is_first_in_first_out(fast: Server) -> None:
         q.sit()
     a.until(lambda s: s["queue"] == [first.name, second.name])
     assert second.until(lambda s: s["you"]["queue"]) == 2
+    assert second.state["you"]["can"] == ["stand"]  # leave the queue
     assert a.call("table:stand") == {"ok": True}
     b.until(lambda s: [x["name"] for x in s["seats"] if x] == [first.name, b.name])
     assert b.state["queue"] == [second.name]
