@@ -207,3 +207,33 @@ def test_admin_bots_sit_at_once_and_leave_when_the_table_closes(server: Server) 
     assert all(after[b] == before[b] + 1000 for b in bots)  # the stacks went home
     assert books(server).ok, books(server).problems
     watcher.close()
+
+
+@pytest.mark.parametrize("mode", ASYNC_MODES)
+def test_a_bot_in_a_hand_plays_on_after_a_restart(tmp_path: Path, mode: str) -> None:
+    """C-8.5 with a bot: the server is killed while the hand waits for «Гэри»; after the
+    restart the hand is resumed and the bot, seated again by the recovery, answers."""
+    slow_bot = {"SVARA_TIMER_SCALE": "1", "SVARA_BOT_THINK": "5"}  # the kill comes first
+    server = start_server(tmp_path, mode, **slow_bot)
+    person = Player(server, 0)
+    person.table = practice(person)
+    person.join()
+    person.until(lambda s: len(seats(s)) == 2)
+    assert person.call("table:ready") == {"ok": True}
+    person.until(lambda s: s["phase"] == "playing" and s["hand"]["awaiting"])
+    if person.my_turn():
+        legal = {o["do"]: o for o in person.hand["legal"]}  # type: ignore[index]
+        assert person.act("raise", legal["raise"]["min_to"]) == {"ok": True}
+    person.until(lambda s: s["hand"]["awaiting"] == [PRACTICE_BOT])
+    waited = len(person.state["history"])
+    server.stop(signal.SIGKILL)
+    server = start_server(tmp_path, mode, SVARA_TIMER_SCALE="1", SVARA_BOT_THINK="0")
+    try:
+        state = person.reconnect(server)
+        assert state["phase"] == "playing" and "restarted" in (state["notice"] or "")
+        state = person.until(lambda s: len(s["history"]) > waited and s)
+        assert state["history"][waited]["player"] == PRACTICE_BOT
+        assert books(server).ok, books(server).problems
+    finally:
+        person.close()
+        server.stop()
