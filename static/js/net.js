@@ -3,19 +3,29 @@
 
 import { io } from "../vendor/socket.io.esm.min.js";
 
-/** Connect and keep `statusEl` (a [data-net] banner) in step with the connection. */
+/**
+ * Connect and keep `statusEl` (a [data-net] banner) in step with the connection. `end(text)`
+ * is for a session the server ended (C-8.2: opened on another device): no more reconnecting,
+ * and the banner says why.
+ */
 export function connect(statusEl, t) {
   const socket = io({ reconnectionDelay: 500, reconnectionDelayMax: 4000 });
+  let final = null;
   const show = (down, text) => {
     if (!statusEl) return;
-    statusEl.hidden = !down;
-    statusEl.textContent = text;
-    document.body.classList.toggle("offline", down);
+    statusEl.hidden = !down && final === null;
+    statusEl.textContent = final ?? text;
+    document.body.classList.toggle("offline", down || final !== null);
   };
   socket.on("connect", () => show(false, ""));
   socket.on("disconnect", () => show(true, t("reconnecting")));
   socket.on("connect_error", () => show(true, t("reconnecting")));
   globalThis.addEventListener("offline", () => show(true, t("offline")));
   globalThis.addEventListener("online", () => (socket.connected ? show(false, "") : socket.connect()));
-  return socket;
+  const end = (text) => {
+    final = text;
+    socket.io.opts.reconnection = false;
+    show(true, text);
+  };
+  return { socket, end };
 }

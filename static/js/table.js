@@ -172,7 +172,7 @@ function chatLine(line) {
   li.scrollIntoView({ block: "end" });
 }
 
-const socket = connect($("[data-net]"), t);
+const { socket, end } = connect($("[data-net]"), t);
 socket.on("connect", () =>
   socket.emit(EVENTS.join, { table: tableId }, (ack) => {
     if (!ack?.state) return;
@@ -189,11 +189,8 @@ socket.on("connect", () =>
 socket.on("connect_error", (err) => {
   if (err?.message === "login required") location.href = `/login?next=${encodeURIComponent(location.pathname)}`;
 });
-socket.on("session:taken_over", () => {
-  socket.io.opts.reconnection = false;
-  $("[data-net]").hidden = false;
-  $("[data-net]").textContent = t("taken_over");
-});
+socket.on("session:taken_over", () => end(t("taken_over")));
+socket.on("session:ended", () => end(t("session_ended")));
 socket.on("table:state", receive);
 /** A refusal (docs/protocol.md `error`): the player's words for its code, else the reason
  * (an illegal action's reason names the rule, C-…). */

@@ -16,7 +16,7 @@ from app.engine.cards import parse_card
 from app.engine.scoring import SCORERS
 from tests.server.conftest import Server
 
-from .conftest import CHROMIUM, CHROMIUM_ARGS, PHONE, Player, Table
+from .conftest import CHROMIUM, CHROMIUM_ARGS, PASSWORD, PHONE, Player, Table
 
 ANDROID_CHROME = (
     "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) "
@@ -200,3 +200,21 @@ def test_settings_auto_count_four_colours_and_english(people: list[Player]) -> N
     expect(page.locator("input[name=autoCount]")).to_be_checked()
     expect(page.locator("h1")).to_have_text("Settings")
     page.close()
+
+
+def test_a_second_device_takes_the_game_over(people: list[Player], chromium: Browser) -> None:
+    """C-8.2: one connection per account; the old page says why and stops reconnecting."""
+    anna = people[0]
+    table_id = anna.new_table("Два устройства " + anna.name, "classic", 4)
+    anna.open_table(table_id)
+    other = chromium.new_context(viewport=PHONE)
+    page = other.new_page()
+    page.goto(f"{anna.base}/login?next=/table/{table_id}")
+    page.fill("input[name=name]", anna.name)
+    page.fill("input[name=password]", PASSWORD)
+    page.click("form button[type=submit]")
+    expect(page.locator(".seat").first).to_be_visible()
+    net = anna.page.locator("[data-net]")
+    expect(net).to_have_text("Игра открыта на другом устройстве")
+    expect(page.locator("[data-net]")).to_be_hidden()
+    other.close()
