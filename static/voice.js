@@ -9,6 +9,7 @@
 //                             onSlots, onLevel, onState });
 //   socket.on("voice:slots", (p) => voice.handle("voice:slots", p));   // and the others
 //   await voice.start();          // from a click: it asks for the mic and starts playback
+//   await voice.start({ mic: false });  // listen only: the mic is opened at setMic(true)
 //   voice.setMic(false); voice.setListen(false); voice.stop();
 
 const GATHER_TIMEOUT_MS = 3000;
@@ -68,23 +69,24 @@ export class Voice {
     this.slots = new Map(); // mid → player
   }
 
-  /** Join the table's voice and connect; safe to call again (a reload or SFU restart). */
-  async start() {
+  /**
+   * Join the table's voice and connect; safe to call again (a reload or SFU restart).
+   * `mic` overrides the toggle the server kept: with `{ mic: false }` the microphone is not
+   * even opened (no permission prompt) until `setMic(true)`.
+   */
+  async start({ mic } = {}) {
     this.close();
     const config = await ask(this.signal, "voice:join", { table: this.table });
-    this.mic = config.mic ?? this.mic;
+    const kept = config.mic ?? this.mic;
+    this.mic = mic ?? kept;
     this.listen = config.listen ?? this.listen;
-    if (!this.micStream) {
-      this.micStream = await navigator.mediaDevices.getUserMedia(this.constraints);
-    }
-    const micTrack = this.micStream.getAudioTracks()[0];
-    micTrack.enabled = this.mic;
+    const track = this.mic ? await this.#micTrack() : null;
 
     const pc = new RTCPeerConnection({ iceServers: config.iceServers || [] });
     this.pc = pc;
     pc.addEventListener("connectionstatechange", () => this.onState(pc.connectionState));
-    this.micSender = pc.addTransceiver(micTrack, { direction: "sendonly" }).sender;
-    if (!this.mic) await this.micSender.replaceTrack(null);
+    this.micSender = pc.addTransceiver(track || "audio", { direction: "sendonly" }).sender;
+    if (!track) await this.micSender.replaceTrack(null);
     const slots = [];
     for (let i = 0; i < config.slots; i += 1) {
       slots.push(pc.addTransceiver("audio", { direction: "recvonly" }));
@@ -99,6 +101,17 @@ export class Voice {
     if (this.pc !== pc) return; // stopped or restarted meanwhile
     await pc.setRemoteDescription({ type: "answer", sdp: answer.sdp });
     for (const transceiver of slots) this.#play(transceiver);
+    if (this.mic !== kept) await ask(this.signal, "voice:mic", { table: this.table, on: this.mic });
+  }
+
+  /** The microphone's track, asked for once (the permission prompt) and then kept. */
+  async #micTrack() {
+    if (!this.micStream) {
+      this.micStream = await navigator.mediaDevices.getUserMedia(this.constraints);
+    }
+    const track = this.micStream.getAudioTracks()[0];
+    track.enabled = true;
+    return track;
   }
 
   /** Each receive slot plays through its own <audio> element (muted while not listening). */
@@ -115,9 +128,13 @@ export class Voice {
   /** Mic off: no packets at all (replaceTrack(null)); the server stops forwarding too. */
   async setMic(on) {
     this.mic = on;
-    const track = this.micStream && this.micStream.getAudioTracks()[0];
-    if (track) track.enabled = on;
-    if (this.micSender) await this.micSender.replaceTrack(on ? track : null);
+    if (on) {
+      const track = await this.#micTrack();
+      if (this.micSender) await this.micSender.replaceTrack(track);
+    } else {
+      if (this.micStream) for (const track of this.micStream.getAudioTracks()) track.enabled = false;
+      if (this.micSender) await this.micSender.replaceTrack(null);
+    }
     await ask(this.signal, "voice:mic", { table: this.table, on });
   }
 

@@ -221,3 +221,13 @@ def test_three_pages_hear_each_other_and_the_toggles_work(
     pages["C"].evaluate("voice.start()")
     grows(pages["C"], mid("C", "A"))
     grows(pages["A"], mid("A", "C"))
+
+    # listen only: a page starting with the mic off never opens it, hears, is not heard
+    pages["C"].reload()
+    pages["C"].wait_for_function("window.voiceReady === true")
+    pages["C"].evaluate("voice.start({ mic: false })")
+    grows(pages["C"], mid("C", "A"))
+    assert pages["C"].evaluate("voice.micStream === null")
+    stays_silent(pages["A"], mid("A", "C"), witness=(pages["A"], mid("A", "B")))
+    pages["C"].evaluate("voice.setMic(true)")
+    grows(pages["A"], mid("A", "C"))
