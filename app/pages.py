@@ -19,7 +19,9 @@ from flask import Blueprint, Flask, abort, jsonify, render_template, request
 from app.auth.service import login_required
 from app.engine.games import GAMES
 from app.engine.scoring import ABSOLUTE_KEY, SCORERS
+from app.models import Table, get_db
 from app.tables.chat import PHRASES
+from app.variants import table_variant
 
 bp = Blueprint("pages", __name__)
 RULES_DIR = Path(__file__).resolve().parent / "rules_text"
@@ -139,8 +141,18 @@ def _game(game: str) -> str:
 @login_required
 def table(table_id: int) -> Any:
     """The table page: a shell that joins the table over Socket.IO (the socket needs the
-    session too, so a visitor logs in first and comes back)."""
-    return render_template("table.html", table_id=table_id, phrases=PHRASES)
+    session too, so a visitor logs in first and comes back). A table that plays from stacks
+    (S-1.5) gives the page its buy-in range for «Сесть за стол»."""
+    with get_db().session() as s:
+        row = s.get(Table, table_id)
+        if row is None or row.closed:
+            abort(404)
+        variant = table_variant(s, row)
+    buy_in = None
+    if "buy_in_min" in variant.rules:
+        ante = variant["ante"]
+        buy_in = (variant["buy_in_min"] * ante, variant["buy_in_max"] * ante)
+    return render_template("table.html", table_id=table_id, phrases=PHRASES, buy_in=buy_in)
 
 
 @bp.route("/rules")

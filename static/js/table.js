@@ -212,6 +212,8 @@ document.addEventListener("click", (ev) => {
   if (el.dataset.panel) return togglePanel(el.dataset.panel);
   if (el.dataset.close !== undefined) return togglePanel(null);
   if (el.classList.contains("card")) return tapCard();
+  if (el.dataset.tableDo === "sit" && page.buyInMin) return askBuyIn();
+  if (el.dataset.buyIn) return el.dataset.buyIn === "cancel" && closeBuyIn(false); // sit: the form's submit
   if (el.dataset.tableDo) return socket.emit(...tableAction(tableId, el.dataset.tableDo));
   if (el.classList.contains("mult")) return setAmount(el.closest(".amount"), Number(el.dataset.set));
   if (el.dataset.ranged) {
@@ -237,6 +239,30 @@ document.addEventListener("keydown", (ev) => {
 function tapCard() {
   act({ do: "look" });
 }
+
+/** S-1.5: the stack to sit down with, between the table's buy-in bounds. */
+function askBuyIn() {
+  $("#buy-in").hidden = false;
+  $("#buy-in .amount-input").focus();
+}
+
+function closeBuyIn(sit) {
+  const dialog = $("#buy-in");
+  dialog.hidden = true;
+  if (!sit) return;
+  const input = dialog.querySelector(".amount-input");
+  const stack = Math.min(Number(input.max), Math.max(Number(input.min), Math.round(Number(input.value)) || 0));
+  socket.emit("table:sit", { table: tableId, stack });
+}
+
+$("#buy-in")?.addEventListener("input", (ev) => {
+  const other = ev.target.classList.contains("amount-slider") ? ".amount-input" : ".amount-slider";
+  $("#buy-in").querySelector(other).value = ev.target.value;
+});
+$("#buy-in")?.addEventListener("submit", (ev) => {
+  ev.preventDefault();
+  closeBuyIn(true);
+});
 
 function setAmount(panel, value) {
   if (!panel) return;

@@ -133,6 +133,18 @@ class Player:
         self.page.goto(f"{self.base}/table/{table_id}")
         pw_expect(self.page.locator(".seat").first).to_be_visible()
 
+    def sit(self, stack: int | None = None) -> None:
+        """«Сесть за стол»; at a table of stacks, confirm the buy-in (S-1.5): `stack`, or
+        the smallest one offered."""
+        self.click("Сесть за стол")
+        buy_in = self.page.locator("#buy-in")
+        if buy_in.count():
+            pw_expect(buy_in).to_be_visible()
+            if stack is not None:
+                buy_in.locator(".amount-input").fill(str(stack))
+            buy_in.locator('button[data-buy-in="sit"]').click()
+            pw_expect(buy_in).to_be_hidden()
+
     def shot(self, folder: Path, name: str) -> Path:
         """A screenshot named after what it shows and the viewport it was taken in."""
         size = self.page.viewport_size or {"width": 0, "height": 0}
@@ -209,11 +221,12 @@ class Table:
         self.players = players
         self.id = table_id
 
-    def seat_everyone(self) -> None:
-        """Each player opens the table and presses «Сесть за стол» (C-1.2, S-1.5)."""
+    def seat_everyone(self, stacks: dict[str, int] | None = None) -> None:
+        """Each player opens the table and presses «Сесть за стол» (C-1.2); at a table of
+        stacks he confirms the buy-in, the smallest unless `stacks` names his (S-1.5)."""
         for p in self.players:
             p.open_table(self.id)
-            p.click("Сесть за стол")
+            p.sit((stacks or {}).get(p.name))
             pw_expect(p.page.locator(f'.seat[data-seat="{p.name}"]')).to_be_visible()
 
     def start(self, ready: str = "Готов", dark: Player | None = None, dark_label: str = "") -> None:

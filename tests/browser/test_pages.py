@@ -205,6 +205,7 @@ def test_settings_auto_count_four_colours_and_english(people: list[Player]) -> N
 def test_a_second_device_takes_the_game_over(people: list[Player], chromium: Browser) -> None:
     """C-8.2: one connection per account; the old page says why and stops reconnecting."""
     anna = people[0]
+    assert anna.page.request.get(f"{anna.base}/table/999999").status == 404
     table_id = anna.new_table("Два устройства " + anna.name, "classic", 4)
     anna.open_table(table_id)
     other = chromium.new_context(viewport=PHONE)

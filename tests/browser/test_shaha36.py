@@ -33,10 +33,16 @@ def play_out(table: Table, limit: int = 40) -> None:
 def test_shaha36_tap_to_look_bet_dark_and_showdown(people: list[Player], artifacts: Path) -> None:
     anna, boris, vera = people
     table = Table(people, anna.new_table("Шаха " + anna.name, "shaha36", 6))
-    table.seat_everyone()
-    # S-1.5: the stack (20 antes by default) is taken from the balance of 1000.
+    # S-1.5: the stack, 20 to 100 antes, comes from the balance of 1000: anna takes 500.
+    anna.page.goto(f"{anna.base}/table/{table.id}")
+    anna.click("Сесть за стол")
+    expect(anna.page.locator("#buy-in .amount-input")).to_have_attribute("max", "1000")
+    anna.page.click('#buy-in button[data-buy-in="cancel"]')
+    expect(anna.page.locator(f'.seat[data-seat="{anna.name}"]')).to_have_count(0)
+    table.seat_everyone(stacks={anna.name: 500})
     for p in people:
-        expect(p.page.locator(f'.seat[data-seat="{p.name}"] .balance')).to_have_text("200 ₽")
+        stack = "500 ₽" if p is anna else "200 ₽"
+        expect(anna.page.locator(f'.seat[data-seat="{p.name}"] .balance')).to_have_text(stack)
     table.start(NEW_HAND)
 
     # S-1.7's Decision: the table chat sends only between hands; the refusal is said in
@@ -63,15 +69,15 @@ def test_shaha36_tap_to_look_bet_dark_and_showdown(people: list[Player], artifac
     # A bet is a range (S-3.2: from the ante to the pot): ×2 of the minimum, then «Поставить».
     first = next(p for p in people if p.labels())
     assert "Поставить" in first.labels() and "Скинуть" in first.labels()
-    panel = first.page.locator(".amount")
+    panel = first.page.locator("#actions .amount")
     low = int(panel.get_attribute("data-min") or 0)
     high = int(panel.get_attribute("data-max") or 0)
     assert (low, high) == (10, 30)  # the ante; the pot of three antes
-    first.page.click(".amount .mult >> text=×2")
-    expect(first.page.locator(".amount-input")).to_have_value("20")
+    first.page.click("#actions .amount .mult >> text=×2")
+    expect(first.page.locator("#actions .amount-input")).to_have_value("20")
     first.shot(artifacts, "shaha36-bet")
     before = table.version()
-    first.page.click('.amount .act[data-do="bet"]')
+    first.page.click('#actions .amount .act[data-do="bet"]')
     table.sync(before)
     expect(first.page.locator(".last3 li").last).to_have_text(f"{first.name}: Поставить 20")
     for p in (anna, boris):

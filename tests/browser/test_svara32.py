@@ -25,7 +25,7 @@ def test_svara32_look_raise_call_dark_and_a_spectator(
     table = Table([anna, boris], table_id)
     table.seat_everyone()
     vera.open_table(table_id)  # the table is full: she watches, then queues (C-1.2)
-    vera.click("Сесть за стол")
+    vera.sit()
     for p in people:
         expect(p.page.locator(".queue")).to_contain_text("В очереди: 1")
     expect(vera.page.locator(".queue")).to_have_text("В очереди: 1 · вы 1-й")
@@ -40,15 +40,15 @@ def test_svara32_look_raise_call_dark_and_a_spectator(
     assert set(first.labels()) == {"ПАС", "КОЛЛ", "РЕЙЗ"}
     for p in table.players:
         expect(p.page.locator(".my-cards .card.up")).to_have_count(3)
-    panel = first.page.locator(".amount")
+    panel = first.page.locator("#actions .amount")
     low = int(panel.get_attribute("data-min") or 0)
     high = int(panel.get_attribute("data-max") or 0)
     assert (low, high) == (10, 190)  # one stake above the antes; what the other can pay
-    first.page.click(".amount .mult >> text=×2")
-    expect(first.page.locator(".amount-input")).to_have_value("20")
-    first.page.click(".amount .mult >> text=МАКС")
-    expect(first.page.locator(".amount-input")).to_have_value("190")
-    first.page.fill(".amount-input", "30")
+    first.page.click("#actions .amount .mult >> text=×2")
+    expect(first.page.locator("#actions .amount-input")).to_have_value("20")
+    first.page.click("#actions .amount .mult >> text=МАКС")
+    expect(first.page.locator("#actions .amount-input")).to_have_value("190")
+    first.page.fill("#actions .amount-input", "30")
     first.shot(artifacts, "svara32-raise")
     table.do("РЕЙЗ", first)
     expect(vera.page.locator(".pot b")).to_have_text("50 ₽")
