@@ -85,8 +85,8 @@ export class Voice {
     const pc = new RTCPeerConnection({ iceServers: config.iceServers || [] });
     this.pc = pc;
     pc.addEventListener("connectionstatechange", () => this.onState(pc.connectionState));
+    // Without a track (mic off) the sender sends nothing until setMic(true) gives it one.
     this.micSender = pc.addTransceiver(track || "audio", { direction: "sendonly" }).sender;
-    if (!track) await this.micSender.replaceTrack(null);
     const slots = [];
     for (let i = 0; i < config.slots; i += 1) {
       slots.push(pc.addTransceiver("audio", { direction: "recvonly" }));
