@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 
 import pytest
@@ -198,3 +199,27 @@ def test_a_browser_hanging_up_drops_its_peer(sfu: SfuProcess) -> None:
         await table.hears("B", "A")
 
     run(sfu, 2, scenario)
+
+
+def test_racing_offers_of_one_player_leave_one_peer(sfu: SfuProcess) -> None:
+    """Two tabs (or a double click) offering at once: applied in order, the last one wins,
+    and closing the table leaves nothing behind."""
+
+    async def scenario(table: Table) -> None:
+        baseline = await table.conn.request("stats")
+        await table.conn.request("join", table=TABLE, player="A")
+        first, second = Participant(slots=2), Participant(slots=2)
+        offers = [await first.offer(), await second.offer()]
+        replies = await asyncio.gather(
+            *(table.conn.request("offer", table=TABLE, player="A", sdp=o) for o in offers)
+        )
+        assert all(r["sdp"].startswith("v=0") for r in replies)
+        assert (await table.conn.request("stats"))["peers"] == 1
+        for participant in (first, second):
+            await participant.close()
+        await table.conn.request("close", table=TABLE)
+        stats = await settled_stats(table.conn, baseline)
+        assert (stats["rooms"], stats["peers"]) == (0, 0)
+        assert (stats["tasks"], stats["fds"]) == (baseline["tasks"], baseline["fds"])
+
+    run(sfu, 3, scenario)
