@@ -40,6 +40,18 @@ def test_classic_look_cook_svara_split_reload(people: list[Player], artifacts: P
     table.do("Дал 10", first)
     for p in (anna, boris):  # the table in a hand, on a phone and on a desktop
         p.shot(artifacts, "classic-table")
+    # ui.md: every touch target at least 44 px, and the phone's table fits without scrolling.
+    (acting,) = [p for p in people if p.labels()]
+    for p in (anna, acting):
+        small = p.page.evaluate(
+            """() => [...document.querySelectorAll("button, a, .card.tap, input")]
+                 .filter((e) => e.offsetParent !== null)
+                 .map((e) => [e.outerHTML.slice(0, 60), e.getBoundingClientRect()])
+                 .filter(([, r]) => r.width < 44 || r.height < 44)"""
+        )
+        assert small == [], small
+    scroll = anna.page.evaluate("[document.documentElement.scrollHeight, innerHeight]")
+    assert scroll[0] <= scroll[1]
     looker = table.do("Смотреться")
     assert any(p.page.locator(".banner.look").count() for p in people)
     for p in people:
