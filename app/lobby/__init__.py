@@ -13,13 +13,6 @@ from .views import bp
 
 
 def init_app(app: Flask) -> None:
-    config = app.config
-    chat = Chat(
-        config["CHAT_KEEP"],
-        config["CHAT_MAX_LENGTH"],
-        config["CHAT_RATE"],
-        config["CHAT_RATE_WINDOW"],
-    )
-    app.extensions[EXTENSION] = Lobby(app.extensions[DB], chat)
+    app.extensions[EXTENSION] = Lobby(app.extensions[DB], Chat.from_config(app.config))
     app.register_blueprint(bp)
     sockets.init_app()

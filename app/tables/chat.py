@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict, deque
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -52,6 +53,16 @@ class Chat:
         self.max_length = max_length
         self.rate, self.window = rate, window
         self._sent: dict[str, deque[float]] = defaultdict(deque)
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any]) -> Chat:
+        """A chat bounded by the app's settings, the same for the lobby and every table."""
+        return cls(
+            config["CHAT_KEEP"],
+            config["CHAT_MAX_LENGTH"],
+            config["CHAT_RATE"],
+            config["CHAT_RATE_WINDOW"],
+        )
 
     def _admit(self, author: str, now: float) -> None:
         """At most `rate` lines per author within `window` seconds."""

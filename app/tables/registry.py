@@ -36,12 +36,7 @@ class Tables:
             store=self.store,
             scheduler=self.scheduler,
             emit=socketio.emit,
-            chat=lambda: Chat(
-                config["CHAT_KEEP"],
-                config["CHAT_MAX_LENGTH"],
-                config["CHAT_RATE"],
-                config["CHAT_RATE_WINDOW"],
-            ),
+            chat=lambda: Chat.from_config(config),
             seats_changed=seats_changed,
         )
         self._tables: dict[int, LiveTable] = {}
