@@ -168,7 +168,10 @@ function seatHtml(seat, pos, k, state, ctx, players, last) {
   }
   const p = players.get(seat.name);
   const mine = seat.name === me;
-  const turn = awaiting(view).has(seat.name) || (!view && deadlines?.[seat.name]);
+  // Between hands (the last hand may still lie on the table) the gathering timer runs on
+  // whoever has not answered yet (C-1.3, S-1.6).
+  const between = !view || state.phase !== "playing";
+  const turn = awaiting(view).has(seat.name) || Boolean(between && deadlines?.[seat.name]);
   const classes = ["seat", `pos-${k}`];
   if (pos.y < 30) classes.push("top"); // its bubble goes below: nothing above the felt
   if (pos.x > 60) classes.push("right"); // its cards go left, towards the table
@@ -187,8 +190,8 @@ function seatHtml(seat, pos, k, state, ctx, players, last) {
   const voice = ctx.voice?.[seat.name];
   if (voice && !voice.mic) marks.push(`<span class="mark muted" title="${t("mic_off")}">${ICON_MIC_OFF}</span>`);
   if (voice && !voice.listen) marks.push(`<span class="mark deaf" title="${t("listen_off")}">${ICON_LISTEN_OFF}</span>`);
-  if (!view && seat.ready) marks.push(`<span class="mark ready">${t("ready")}</span>`);
-  if (!view && seat.skipping) marks.push(`<span class="mark skip">${t("skipping")}</span>`);
+  if (between && seat.ready) marks.push(`<span class="mark ready">${t("ready")}</span>`);
+  if (between && seat.skipping) marks.push(`<span class="mark skip">${t("skipping")}</span>`);
   const money_ = p ? p.balance : seat.balance;
   let cards = "";
   if (p && !mine && p.state !== "folded" && p.state !== "out" && p.state !== "mucked") {

@@ -229,11 +229,19 @@ class Table:
             p.sit((stacks or {}).get(p.name))
             pw_expect(p.page.locator(f'.seat[data-seat="{p.name}"]')).to_be_visible()
 
-    def start(self, ready: str = "Готов", dark: Player | None = None, dark_label: str = "") -> None:
-        """Everyone answers the gathering (`dark` plays dark instead); the hand starts when
-        all have answered (C-1.3's Decision) and everyone holds three cards."""
+    def start(
+        self,
+        ready: str = "Готов",
+        dark: Player | None = None,
+        dark_label: str = "",
+        answered: tuple[Player, ...] = (),
+    ) -> None:
+        """Everyone (but those who `answered` already) answers the gathering (`dark` plays
+        dark instead); the hand starts when all have answered (C-1.3's Decision) and everyone
+        holds three cards."""
         for p in self.players:
-            self.do(dark_label if p is dark else ready, p)
+            if p not in answered:
+                self.do(dark_label if p is dark else ready, p)
         for p in self.players:
             pw_expect(p.page.locator(".my-cards .card")).to_have_count(3)
 

@@ -65,9 +65,17 @@ def test_classic_look_cook_svara_split_reload(people: list[Player], artifacts: P
     expect(history.locator("li", has_text="Смотреться")).to_have_count(1)
     anna.page.click("#history-panel [data-close]")
 
+    # The first «Готов» starts the gathering timer (C-1.3): a ring on everyone who has not
+    # answered yet, «готов» on who has.
+    table.do("Готов", anna)
+    for p in people:
+        expect(p.page.locator(f'.seat[data-seat="{anna.name}"] .mark.ready')).to_have_text("готов")
+        expect(p.page.locator(".seat .ring")).to_have_count(2)
+        expect(p.page.locator(f'.seat[data-seat="{anna.name}"] .ring')).to_have_count(0)
+
     # Hand 2: a bet, a fold, a call; the closing word proposes «Варить» (C-5.1), the other
     # agrees, the pot goes to a Svara (C-5.4) and the folded player buys in (C-7.3).
-    table.start()
+    table.start(answered=(anna,))
     opener = table.do("Дал 10")
     folder = table.do("Упал")
     table.do("Дал 10")
