@@ -25,7 +25,7 @@ from app.models import Database, Table, User
 from app.models.db import EXTENSION as DB
 from app.tables import EXTENSION as TABLES
 from app.tables.registry import Tables
-from app.tables.runtime import LiveTable, Person
+from app.tables.runtime import Person
 
 from . import AdminError
 from .notices import EXTENSION, Poller
@@ -60,9 +60,6 @@ class Live:
             if user is None:
                 raise AdminError(f"no user {user_id}")
             return Person(user_id, user.name)
-
-    def _live(self, table_id: int) -> LiveTable | None:
-        return next((t for t in self.tables.live() if t.id == table_id), None)
 
     def balance(self, data: dict[str, Any]) -> dict[str, Any]:
         """A grant: the user's pages get the new balance; at a table where he plays from his
@@ -114,7 +111,7 @@ class Live:
     def kick(self, data: dict[str, Any]) -> dict[str, Any]:
         """Stand a user up from a table (or take him out of its queue) and tell him."""
         person = self._person(data["user"])
-        live = self._live(data["table"])
+        live = self.tables.find(data["table"])
         if live is None or (live.member(person.name) is None and not live.queued(person.name)):
             raise AdminError(f"{person.name} is not at table {data['table']}")
         live.stand(person)
@@ -126,11 +123,7 @@ class Live:
         refunded and its stacks returned, and tells its watchers (the runtime's `close`);
         the lobby drops it."""
         table_id, reason = data["table"], data["reason"]
-        live = self.tables.drop(table_id)  # no new `get` finds it from here on
-        if live is None:
-            result = self._close_in_db(table_id, reason)
-        else:
-            result = live.close(reason, lambda: self._close_in_db(table_id, reason))
+        result = self.tables.close(table_id, reason, lambda: self._close_in_db(table_id, reason))
         self.lobby.publish(table_id)
         return result
 

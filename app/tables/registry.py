@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from flask import Flask
 
@@ -23,6 +24,7 @@ from .scheduler import Scheduler
 from .store import TableStore
 
 log = logging.getLogger(__name__)
+Closed = TypeVar("Closed")
 
 
 class Tables:
@@ -40,6 +42,7 @@ class Tables:
             seats_changed=seats_changed,
         )
         self._tables: dict[int, LiveTable] = {}
+        self._closed: set[int] = set()  # closed by this process: `get` never loads them
         self._lock = threading.Lock()
 
     def get(self, table_id: int) -> LiveTable:
@@ -50,18 +53,35 @@ class Tables:
         # Read the database outside the registry lock: the lobby asks `occupancy` from
         # inside a database session, so holding both the other way round could deadlock.
         found = self.store.table(table_id)
-        if found is None:
-            raise TableError("not_found", f"no open table {table_id}")
-        table, variant = found
         with self._lock:
+            # A close that began after that read wins: its row may not say closed yet.
+            if found is None or table_id in self._closed:
+                raise TableError("not_found", f"no open table {table_id}")
+            table, variant = found
             return self._tables.setdefault(
                 table_id, LiveTable(table_id, table.name, variant, self.services)
             )
 
-    def drop(self, table_id: int) -> LiveTable | None:
-        """Forget a table that is closing: `get` no longer finds it (nor `live`)."""
+    def find(self, table_id: int) -> LiveTable | None:
+        """The table if it is live in this process; never loads one."""
         with self._lock:
-            return self._tables.pop(table_id, None)
+            return self._tables.get(table_id)
+
+    def close(self, table_id: int, reason: str, close_in_db: Callable[[], Closed]) -> Closed:
+        """Close a table for good (an admin's close): from this call on `get` refuses it,
+        even while `close_in_db` (which cancels and refunds its hand in play, returns its
+        stacks and marks its row closed, C-8.5, S-1.5) has not committed yet; a live table
+        also stops its timers and tells its watchers (`LiveTable.close`). Returns what
+        `close_in_db` returned; if that fails, the table may be loaded again as before."""
+        with self._lock:
+            self._closed.add(table_id)
+            live = self._tables.pop(table_id, None)
+        try:
+            return close_in_db() if live is None else live.close(reason, close_in_db)
+        except Exception:
+            with self._lock:
+                self._closed.discard(table_id)
+            raise
 
     def live(self) -> list[LiveTable]:
         with self._lock:

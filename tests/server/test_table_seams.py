@@ -1,5 +1,5 @@
 """The seams between the table runtime and the features built on it, in-process: the chat
-settings shared by the lobby and the tables."""
+settings shared by the lobby and the tables, the registry's close for the admin."""
 
 from __future__ import annotations
 
@@ -10,11 +10,13 @@ import pytest
 from flask import Flask
 
 from app import create_app
+from app.admin.tables import close_table
 from app.lobby.service import create_table, get_lobby
-from app.models import get_db
+from app.models import Table, get_db
 from app.tables import EXTENSION as TABLES
 from app.tables.chat import Chat, ChatRefused
 from app.tables.registry import Tables
+from app.tables.runtime import TableError
 
 
 def make_app(instance: Path, **config: Any) -> Flask:
@@ -46,3 +48,48 @@ def test_the_lobby_and_every_table_bound_their_chat_by_the_same_settings(
         with pytest.raises(ChatRefused, match="at most 3 in 60 s"):
             chat.say("anna", "ещё")
         assert [line["text"] for line in chat.recent()] == ["два", "три"]
+
+
+def test_a_table_being_closed_is_never_loaded_again(tmp_path: Path) -> None:
+    """`Tables.close`: a `get` that comes while the close is still writing the database (the
+    row does not say closed yet) is refused, instead of loading the table afresh."""
+    app = make_app(tmp_path)
+    table_id = open_table(app)
+    with app.app_context():
+        tables: Tables = app.extensions[TABLES]
+        assert tables.find(table_id) is None  # `find` never loads
+        live = tables.get(table_id)
+        assert tables.find(table_id) is live
+        meanwhile: list[str] = []
+
+        def close_in_db() -> dict[str, Any]:
+            with pytest.raises(TableError) as refused:
+                tables.get(table_id)
+            meanwhile.append(refused.value.code)
+            with get_db().session() as s:
+                table = s.get(Table, table_id)
+                assert table is not None and not table.closed
+                return close_table(s, table, "closing")
+
+        done = tables.close(table_id, "closing", close_in_db)
+        assert meanwhile == ["not_found"]
+        assert done == {"table": table_id, "cancelled_hands": [], "returned_stacks": {}}
+        assert tables.find(table_id) is None and live not in tables.live()
+        with pytest.raises(TableError, match=f"no open table {table_id}"):
+            tables.get(table_id)
+
+
+def test_a_close_that_fails_leaves_the_table_to_be_loaded_again(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    table_id = open_table(app)
+    with app.app_context():
+        tables: Tables = app.extensions[TABLES]
+        first = tables.get(table_id)
+
+        def broken() -> None:
+            raise RuntimeError("disk full")
+
+        with pytest.raises(RuntimeError, match="disk full"):
+            tables.close(table_id, "closing", broken)
+        again = tables.get(table_id)  # the row is still open: a fresh live table
+        assert again is not first and tables.find(table_id) is again
