@@ -54,11 +54,12 @@ export function applyProtocol(state, kind, msg, nowMs) {
   const between = [];
   if (can.includes("ready")) between.push({ do: info.game === "shaha36" ? "new_hand" : "ready", send: "ready" });
   if (can.includes("dark")) {
-    between.push(info.game === "svara32" ? { do: "dark32", send: "dark" } : { do: "dark", send: "dark", price: info.dark_fee ?? 15 });
+    between.push(info.game === "svara32" ? { do: "dark32", send: "dark" } : { do: "dark", send: "dark", price: info.rules?.dark_fee });
   }
   if (can.includes("skip")) between.push({ do: "skip", send: "skip" });
-  // In the queue (C-1.2) one waits: sitting again is not offered.
+  // In the queue (C-1.2) one waits: sitting again is not offered, leaving the queue is.
   if (can.includes("sit") && !msg.you?.queue) between.push({ do: "sit", send: "sit" });
+  if (can.includes("stand") && msg.you?.queue) between.push({ do: "leave_queue", send: "stand" });
   let timers = {};
   if (msg.turn) timers = deadlines(state.rawDeadlines, msg.turn.awaiting, msg.turn.deadline, nowMs);
   else if (msg.gathering) {
@@ -81,5 +82,6 @@ export function applyProtocol(state, kind, msg, nowMs) {
     rawDeadlines: timers,
     deadlines: timers,
     news: msg.news || [],
+    notice: msg.notice ?? null,
   };
 }

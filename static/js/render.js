@@ -308,7 +308,15 @@ function amountPanel(a, game, t, ctx) {
 }
 
 /** Between hands: «Готов», «Пропустить», «Темнить · 15 ₽», «Сесть за стол», «Новая раздача». */
-const BETWEEN_LABEL = { ready: "ready_btn", skip: "skip_btn", dark: "dark_btn", sit: "sit_btn", new_hand: "new_hand_btn", dark32: "dark32_btn", normal: "normal32_btn" };
+const BETWEEN_LABEL = {
+  ready: "ready_btn",
+  skip: "skip_btn",
+  dark: "dark_btn",
+  sit: "sit_btn",
+  new_hand: "new_hand_btn",
+  dark32: "dark32_btn",
+  leave_queue: "leave_queue_btn",
+};
 
 /** The action bar: only what the server says is legal now, each with its price. */
 export function renderActions(state, ctx) {

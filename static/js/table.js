@@ -145,6 +145,7 @@ function receive(msg) {
   next.deadlines = Object.fromEntries(
     Object.entries(next.rawDeadlines || {}).map(([name, d]) => [name, { at: d.at - clockSkew, total: d.total }]),
   );
+  if (next.notice && next.notice !== state.notice) toast(t("resumed"));
   state = next;
   if (state.view !== before) effects(before, state.view, state.news);
   ensureScorer();
@@ -191,6 +192,8 @@ socket.on("connect_error", (err) => {
 });
 socket.on("session:taken_over", () => end(t("taken_over")));
 socket.on("session:ended", () => end(t("session_ended")));
+socket.on("table:closed", (m) => m.table === tableId && end(`${t("table_closed")}: ${m.reason}`));
+socket.on("table:kicked", (m) => m.table === tableId && toast(t("kicked")));
 socket.on("table:state", receive);
 /** A refusal (docs/protocol.md `error`): the player's words for its code, else the reason
  * (an illegal action's reason names the rule, C-…). */

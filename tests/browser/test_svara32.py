@@ -80,5 +80,12 @@ def test_svara32_look_raise_call_dark_and_a_spectator(
     assert set(dark.labels()) == {"ПАС", "КОЛЛ", "РЕЙЗ"}
     play_out(table)
     table.over()
+    # Vera waited in the queue all along; she leaves it (C-1.2).
+    before = table.version()
+    vera.click("Выйти из очереди")
+    table.sync(before)
+    for p in people:
+        expect(p.page.locator(".queue")).to_have_count(0)
+    expect(vera.bar("Сесть за стол")).to_have_count(1)
     for p in people:
         assert p.errors == [], p.errors
