@@ -11,13 +11,16 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from itertools import combinations
 from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import Browser
 
+from app.engine.cards import parse_card
 from app.engine.hand import RuleError
 from app.engine.handfile import HandFileError, parse, start
+from app.engine.scoring import SCORERS
 from tests.server.conftest import Server
 
 HANDS = Path(__file__).resolve().parents[1] / "hands"
@@ -115,3 +118,26 @@ def test_every_button_is_a_legal_action_in_the_seed_words(web: Server, chromium:
         "Продолжить", "Играть", "Втёмную", "Показать", "Вариться", "Тёмный", "ЧЕК", "Смотреть",
     ):  # fmt: skip
         assert seen[word], word
+
+
+def test_the_count_reads_the_engines_scoring_table(web: Server, chromium: Browser) -> None:
+    """C-3.9: count.js scores a hand with /scores/<game>.json; for every three-card hand of
+    every deck, in a shuffled order of its cards, it says what the engine says."""
+    page = chromium.new_page()
+    page.goto(web.url + "/install")
+    for game, scorer in SCORERS.items():
+        hands = [[str(c) for c in reversed(h)] for h in combinations(scorer.deck, 3)]
+        got = page.evaluate(
+            """async ([game, hands]) => {
+              const { loadScorer } = await import("/static/js/count.js");
+              const score = await loadScorer(game);
+              return hands.map((h) => score(h));
+            }""",
+            [game, hands],
+        )
+        for cards, mine in zip(hands, got, strict=True):
+            want = scorer.score([parse_card(c) for c in cards])
+            assert mine["absolute"] == want.absolute, cards
+            assert mine["points"] == want.points, cards
+            assert mine["label"] == (None if want.absolute else want.label), cards
+    page.close()
