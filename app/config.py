@@ -45,6 +45,11 @@ DEFAULTS: dict[str, Any] = {
     "SESSION_COOKIE_HTTPONLY": True,
     "SESSION_COOKIE_SAMESITE": "Lax",
     "WTF_CSRF_TIME_LIMIT": None,  # a token lives as long as the session
+    # Voice at the table (issue 7, docs/hosting.md «Voice»): False runs no voice server.
+    "VOICE": True,
+    "VOICE_ICE_SERVERS": [],  # STUN/TURN, browser style: [{"urls", "username", "credential"}]
+    "VOICE_ADDRESSES": [],  # IPs or interface names offered to browsers; [] = all but loopback
+    "VOICE_PORTS": None,  # UDP port range for media, e.g. "40000-40099"; None = any
 }
 
 

@@ -44,6 +44,8 @@ class Tables:
         self._tables: dict[int, LiveTable] = {}
         self._closed: set[int] = set()  # closed by this process: `get` never loads them
         self._lock = threading.Lock()
+        # Called with the id of each table closed for good (the voice chat ends its room).
+        self.on_close: list[Callable[[int], None]] = []
 
     def get(self, table_id: int) -> LiveTable:
         """The live table, loaded on first use; `not_found` for an unknown or closed one."""
@@ -77,11 +79,14 @@ class Tables:
             self._closed.add(table_id)
             live = self._tables.pop(table_id, None)
         try:
-            return close_in_db() if live is None else live.close(reason, close_in_db)
+            closed = close_in_db() if live is None else live.close(reason, close_in_db)
         except Exception:
             with self._lock:
                 self._closed.discard(table_id)
             raise
+        for listener in self.on_close:
+            listener(table_id)
+        return closed
 
     def live(self) -> list[LiveTable]:
         with self._lock:
