@@ -11,11 +11,15 @@ import os
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from .options import instance_option
+
+if TYPE_CHECKING:  # imported after eventlet's monkey patching, in `serve`
+    from app.tls import TlsFiles
 
 ASYNC_MODE_ENV = "SVARA_ASYNC_MODE"
 
@@ -23,9 +27,28 @@ ASYNC_MODE_ENV = "SVARA_ASYNC_MODE"
 @click.command()
 @click.option("--host", default=None, help="address to listen on  [default: 127.0.0.1]")
 @click.option("--port", type=int, default=None, help="port (0: any free one)  [default: 5000]")
+@click.option("--tls", is_flag=True, help="serve HTTPS (browsers give the mic only to HTTPS)")
+@click.option(
+    "--cert",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="certificate chain (PEM; implies --tls)",
+)
+@click.option(
+    "--key", type=click.Path(dir_okay=False, path_type=Path), help="its private key (PEM)"
+)
 @instance_option
-def serve(host: str | None, port: int | None, instance: str) -> None:
-    """Run the game server (Flask-SocketIO; eventlet unless SVARA_ASYNC_MODE says otherwise)."""
+def serve(
+    host: str | None,
+    port: int | None,
+    tls: bool,
+    cert: Path | None,
+    key: Path | None,
+    instance: str,
+) -> None:
+    """Run the game server (Flask-SocketIO; eventlet unless SVARA_ASYNC_MODE says otherwise).
+
+    With --tls alone a self-signed certificate is generated into the instance folder
+    (docs/hosting.md); --cert/--key give your own."""
     async_mode = os.environ.get(ASYNC_MODE_ENV, "eventlet")
     if async_mode == "eventlet":
         # Before anything imports the web stack, so sockets, threads and locks are green.
@@ -40,6 +63,8 @@ def serve(host: str | None, port: int | None, instance: str) -> None:
     from app.auth.service import ADMIN_NAME, ensure_admin
     from app.lobby.service import ensure_demo_table
     from app.models import get_db
+    from app.tables import voice
+    from app.tls import TlsError, tls_files
 
     overrides: dict[str, Any] = {"INSTANCE": instance, "ASYNC_MODE": async_mode}
     if host is not None:
@@ -47,6 +72,14 @@ def serve(host: str | None, port: int | None, instance: str) -> None:
     if port is not None:
         overrides["PORT"] = port
     app = create_app(overrides)
+    files = None
+    if tls or cert or key:
+        # The certificate names the --host address too, unless that is "every address".
+        named = [] if app.config["HOST"] in ("0.0.0.0", "::") else [app.config["HOST"]]
+        try:
+            files = tls_files(Path(app.instance_path), cert, key, hosts=named)
+        except TlsError as e:
+            raise click.ClickException(str(e)) from None
     with app.app_context(), get_db().session() as s:
         password = ensure_admin(s)
         ensure_demo_table(s)
@@ -61,11 +94,16 @@ def serve(host: str | None, port: int | None, instance: str) -> None:
     tables.start(app)  # recover unfinished hands (C-8.5), start the timers
     bots.start(app)  # the bots of open tables sit down (issue 9)
     live.start(app)  # apply the admin CLI's changes as they come (app/admin/notices.py)
-    run(app, app.config["HOST"], int(app.config["PORT"]), ready)
+    voice.start(app)  # the voice chat's SFU process, supervised (issue 7)
+    try:
+        run(app, app.config["HOST"], int(app.config["PORT"]), ready, files)
+    finally:
+        voice.stop(app)
 
 
-def run(app: Any, host: str, port: int, ready: Any) -> None:
-    """Listen, call `ready(address)` with the real port, then serve until interrupted."""
+def run(app: Any, host: str, port: int, ready: Any, tls: TlsFiles | None = None) -> None:
+    """Listen (HTTPS with `tls`), call `ready(address)` with the real port, then serve until
+    interrupted."""
     async_mode = app.config["ASYNC_MODE"]
     try:
         if async_mode == "eventlet":
@@ -74,7 +112,11 @@ def run(app: Any, host: str, port: int, ready: Any) -> None:
 
             with _listening(host, port):
                 listener = eventlet.listen((host, port))
-            ready(_address(host, listener.getsockname()[1]))
+            ready(_address(host, listener.getsockname()[1], tls is not None))
+            if tls is not None:
+                listener = eventlet.wrap_ssl(
+                    listener, certfile=str(tls.cert), keyfile=str(tls.key), server_side=True
+                )
             eventlet.wsgi.server(listener, app, log_output=False)
         elif async_mode == "threading":
             import logging
@@ -83,9 +125,10 @@ def run(app: Any, host: str, port: int, ready: Any) -> None:
 
             logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no line per request
 
+            context = tls.ssl_context() if tls is not None else None
             with _listening(host, port):
-                server = make_server(host, port, app, threaded=True)
-            ready(_address(host, server.port))
+                server = make_server(host, port, app, threaded=True, ssl_context=context)
+            ready(_address(host, server.port, tls is not None))
             server.serve_forever()
         else:
             raise click.UsageError(f"{ASYNC_MODE_ENV}={async_mode}: use eventlet or threading")
@@ -102,6 +145,6 @@ def _listening(host: str, port: int) -> Iterator[None]:
         raise click.ClickException(f"cannot listen on {host}:{port}: {e.strerror or e}") from None
 
 
-def _address(host: str, port: int) -> str:
+def _address(host: str, port: int, secure: bool) -> str:
     shown = f"[{host}]" if ":" in host else host
-    return f"http://{shown}:{port}"
+    return f"{'https' if secure else 'http'}://{shown}:{port}"

@@ -1,0 +1,79 @@
+"""The table's voice chat (issue 7, C-8.3) wired to the live tables: who may talk, where the
+voice events go, and when a player's voice ends.
+
+`app/voice.py` runs the SFU and keeps each table's voice state; this module is its one
+door to the runtime. Only a player seated at the table may use `voice:*` (a spectator is
+refused, so he never publishes nor receives table voice; bots have no socket and never
+join). Voice events for one player go to his sockets watching the table, events for the
+table to its watchers. A seat freed for any reason (standing up, «Выйти», a kick or ban,
+offline or idle, S-1.7, C-1.7) ends that player's voice, and a closed table ends its room.
+
+The runtime tells the lobby whenever the seats or the queue change (`Services.seats_changed`),
+and every freed seat changes them (seated + queued drops), so the voice chat checks its
+members there, under the table's lock, in order with the seat changes themselves.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from flask import Flask
+
+from app import voice
+from app.extensions import socketio
+
+from . import EXTENSION as TABLES
+from .registry import Tables
+
+EXTENSION = "svara.voice"
+
+
+def start(app: Flask) -> voice.VoiceHub:
+    """Start the voice chat of the serving process (once, after `tables.start`): the
+    supervised SFU, the `voice:*` events, and the runtime's hooks. `stop` ends it."""
+    tables: Tables = app.extensions[TABLES]
+
+    def deliver(event: str, table: int, player: str | None, payload: dict[str, Any]) -> None:
+        live = tables.find(table)
+        if live is None:  # closed meanwhile: nobody to tell
+            return
+        for sid, person in list(live.watchers.items()):
+            if player is None or person.name == player:
+                tables.services.emit(event, payload, to=sid)
+
+    def seats_of(table: int, name: str) -> int | None:
+        live = tables.find(table)
+        if live is None or live.member(name) is None:
+            return None
+        return len(live.seats)
+
+    hub = voice.start(
+        app.config,
+        Path(app.instance_path),
+        deliver,
+        spawn=socketio.start_background_task,
+        sleep=socketio.sleep,
+    )
+    voice.register_events(hub, seats_of)
+    publish = tables.services.seats_changed
+
+    def seats_changed(table: int) -> None:
+        publish(table)
+        live = tables.find(table)
+        seated = {m.name for m in live.members()} if live is not None else set()
+        for name in hub.members(table):
+            if name not in seated:
+                hub.leave(table, name)
+
+    tables.services.seats_changed = seats_changed
+    tables.on_close.append(hub.close)
+    app.extensions[EXTENSION] = hub
+    return hub
+
+
+def stop(app: Flask) -> None:
+    """End the SFU (the server is shutting down); its rooms go with it."""
+    hub: voice.VoiceHub | None = app.extensions.get(EXTENSION)
+    if hub is not None and hub.supervisor is not None:
+        hub.supervisor.stop()
