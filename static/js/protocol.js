@@ -3,7 +3,6 @@
 
 export const EVENTS = {
   join: "table:join",
-  leave: "table:leave",
   act: "table:act",
   stand: "table:stand",
   say: "table:chat",
@@ -33,8 +32,8 @@ function deadlines(prev, names, deadline, nowMs) {
 }
 
 /** The next state from a `table:state` message (`nowMs`: the server's clock, in ms). */
-export function applyProtocol(state, kind, msg, nowMs) {
-  if (kind !== "table:state" || !msg) return state;
+export function applyProtocol(state, msg, nowMs) {
+  if (!msg) return state;
   const info = msg.info || {};
   const seats = (msg.seats || []).map((s) =>
     s

@@ -22,7 +22,8 @@ const regions = { felt: $("#felt"), hand: $("#hand"), actions: $("#actions"), di
 const drawn = {};
 
 const local = { fresh: new Set(), upBefore: 3, draft: {}, banner: null, score: null, voice: {}, speaking: new Set() };
-let state = { table: { id: tableId, name: page.name || "", game: page.game || "classic", seats: 0 }, seats: [], queue: 0, me: null, view: null, between: [], deadlines: {} };
+/** Everything the server told us, in the shape render.js reads (protocol.js makes it). */
+let state = { table: { id: tableId, name: "", game: "", seats: 0 }, seats: [], queue: 0, me: null, view: null, between: [], deadlines: {} };
 let bannerTimer = 0;
 let clockSkew = 0; // server time − client time, in ms
 
@@ -140,7 +141,7 @@ function receive(msg) {
   if (!msg || msg.table !== tableId) return;
   if (typeof msg.now === "number") clockSkew = msg.now * 1000 - Date.now();
   const before = state.view;
-  const next = applyProtocol(state, "table:state", msg, Date.now() + clockSkew);
+  const next = applyProtocol(state, msg, Date.now() + clockSkew);
   // Deadlines come in server time; countdowns run on the client clock.
   next.deadlines = Object.fromEntries(
     Object.entries(next.rawDeadlines || {}).map(([name, d]) => [name, { at: d.at - clockSkew, total: d.total }]),
@@ -194,7 +195,7 @@ socket.on("session:taken_over", () => end(t("taken_over")));
 socket.on("session:ended", () => end(t("session_ended")));
 socket.on("table:closed", (m) => m.table === tableId && end(`${t("table_closed")}: ${m.reason}`));
 socket.on("table:kicked", (m) => m.table === tableId && toast(t("kicked")));
-socket.on("table:state", receive);
+socket.on(EVENTS.state, receive);
 /** A refusal (docs/protocol.md `error`): the player's words for its code, else the reason
  * (an illegal action's reason names the rule, C-…). */
 socket.on("error", (msg) => {
