@@ -56,7 +56,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
             app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies, x_port=proxies
         )
 
-    db = Database(app.config["DATABASE_URL"])
+    db = Database(app.config["DATABASE_URL"], float(app.config["DB_BUSY_TIMEOUT"]))
     app.extensions[EXTENSION] = db
     if app.config["AUTO_MIGRATE"]:
         migrations.upgrade(db.engine)

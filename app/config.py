@@ -33,6 +33,8 @@ DEFAULTS: dict[str, Any] = {
     # one number, or [low, high] drawn uniformly (issue 9).
     "BOT_THINK": [1.0, 3.0],
     "DATABASE_URL": None,  # None: SQLite in the instance folder
+    # SQLite: seconds a write waits for another process's lock, then the action is refused.
+    "DB_BUSY_TIMEOUT": 30.0,
     "AUTO_MIGRATE": True,
     "LOGIN_ATTEMPTS": 5,  # failed logins per IP and name ...
     "LOGIN_WINDOW": 300,  # ... within this many seconds

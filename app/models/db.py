@@ -29,13 +29,14 @@ EXTENSION = "svara.db"
 class Database:
     """An engine and the way to open sessions on it."""
 
-    def __init__(self, url: str):
+    def __init__(self, url: str, busy_timeout: float = 30.0):
         self.url = url
         self.is_sqlite = url.startswith("sqlite")
         kwargs: dict[str, Any] = {}
         if self.is_sqlite:
             # Sessions are handed between green threads/threads; the lock below serialises them.
-            kwargs["connect_args"] = {"check_same_thread": False, "timeout": 30}
+            # `timeout`: how long a write waits for another process's lock before it fails.
+            kwargs["connect_args"] = {"check_same_thread": False, "timeout": busy_timeout}
         self.engine: Engine = create_engine(url, **kwargs)
         if self.is_sqlite:
             event.listen(self.engine, "connect", _sqlite_pragmas)
@@ -68,7 +69,6 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.execute("PRAGMA busy_timeout=30000")
     cursor.close()
 
 
