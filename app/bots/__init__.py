@@ -29,7 +29,6 @@ from app.tables import EXTENSION as TABLES
 from app.tables.runtime import PLAYING, LiveTable, Person, TableError
 
 from .seats import ROSTER, BotSeats
-from .store import PracticeStore
 
 EXTENSION = "svara.bots"
 PRACTICE = "svara32-practice"
@@ -42,12 +41,8 @@ def _bots() -> BotSeats:
 
 
 def live_table(app: Flask, table_id: int) -> LiveTable:
-    """The live table, with the practice store at a practice table (B-1.4)."""
-    live: LiveTable = app.extensions[TABLES].get(table_id)
-    with live.lock:
-        if live.variant.rules.get("practice") and not isinstance(live.store, PracticeStore):
-            live.store = PracticeStore(live.store.db)
-    return live
+    """The live table (TableError `not_found` for a closed one)."""
+    return app.extensions[TABLES].get(table_id)
 
 
 def fill_table(app: Flask, table_id: int, count: int | None = None) -> list[str]:
@@ -191,7 +186,7 @@ def start(app: Flask) -> None:
     with app.app_context():
         bots: BotSeats = app.extensions[EXTENSION]
         for live in app.extensions[TABLES].live():
-            bots.adopt(live_table(app, live.id))
+            bots.adopt(live)
         with app.extensions[DB].session() as s:
             wanted = {
                 t.id: t.bots for t in s.exec(select(Table).where(~Table.closed, Table.bots > 0))

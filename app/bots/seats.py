@@ -1,16 +1,16 @@
 """Bot seats at live tables (issue 9): the server plays them through the table runtime.
 
 A bot is a user (no password opens it) who watches its table the way a person's socket
-does: `LiveTable.join` with a socket id of its own. The runtime sends it its `table:state`
-through `Services.emit` like everyone else; this module takes those states (they never reach
-Socket.IO), waits a human-like moment in the table scheduler and answers through the same
-`LiveTable` calls the socket handlers make: `sit`, `answer` («Готов», the dark), `act`,
-`stand`. It sees only its own state (its seat's view and legal actions), never the hand's
-hidden cards. It never joins the voice chat, and it goes when the table closes.
+does: `LiveTable.join` with a socket id of its own and a listener. The runtime hands the
+listener the bot's own `table:state` (it never reaches Socket.IO); this module waits a
+human-like moment in the table scheduler and answers through the same `LiveTable` calls the
+socket handlers make: `sit`, `answer` («Готов», the dark), `act`, `stand`. It sees only its
+own state (its seat's view and legal actions), never the hand's hidden cards. It never joins
+the voice chat, and it goes when the table closes.
 
 Its money: at a practice table its chips are practice chips like the person's (B-1.4,
-app/ledger.py); elsewhere the server grants it its stake (a ledger grant) before it sits
-(S-1.5) or, at classic, before each «Готов» (C-0.2).
+app/ledger.py, `TableStore.covers`); elsewhere the server grants it its stake (a ledger
+grant) before it sits (S-1.5) or, at classic, before each «Готов» (C-0.2).
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from __future__ import annotations
 import logging
 import random
 import secrets
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,14 +26,14 @@ from sqlmodel import select
 from app import ledger
 from app.engine.bots_odds import OddsBot
 from app.engine.hand import Legal
-from app.models import Database, Table, User
+from app.models import Database, User
 from app.tables.registry import Tables
 from app.tables.runtime import DARK, PLAYING, READY, LiveTable, Person, TableError
 
 log = logging.getLogger(__name__)
 
 BOT_HASH = "!bot"  # not an argon2 hash: no password logs a bot in (app/auth/service.py)
-SID = "bot:"  # the socket ids of bots: emits to them come here, not to Socket.IO
+SID = "bot:"  # the socket ids of bots (their events go to `BotSeats.heard`)
 # Names and avatars: «Гэри» is the practice bot of seed 004.
 ROSTER: dict[str, str] = {
     "Гэри": "🎩",
@@ -66,17 +65,12 @@ class BotSeats:
         self.think = think  # seconds of game time before each answer (scaled for tests)
         self.rng = random.Random(secrets.randbits(64))
         self.bots: dict[str, tuple[int, Seated]] = {}  # sid -> (table id, bot)
-        emit = tables.services.emit
-        self._emit: Callable[..., None] = emit
-        tables.services.emit = self.emit
 
     # --- the runtime's side -------------------------------------------------------------
-    def emit(self, event: str, data: Any = None, to: Any = None, **kwargs: Any) -> None:
-        """`Services.emit`: a bot's state schedules its answer; the rest goes to Socket.IO."""
-        if not (isinstance(to, str) and to.startswith(SID)):
-            self._emit(event, data, to=to, **kwargs)
-            return
-        found = self.bots.get(to)
+    def heard(self, sid: str, event: str) -> None:
+        """The listener of a bot's watcher (`LiveTable.join`): a new state schedules its
+        answer from the state as it is then; a bot reads no chat."""
+        found = self.bots.get(sid)
         if found is None or event != "table:state":
             return
         table_id, bot = found
@@ -135,7 +129,7 @@ class BotSeats:
     def _watch(self, live: LiveTable, person: Person) -> None:
         sid = f"{SID}{live.id}:{person.id}"
         self.bots[sid] = (live.id, Seated(person, sid, OddsBot(random.Random(self.rng.random()))))
-        live.join(sid, person, None)
+        live.join(sid, person, None, lambda event, _: self.heard(sid, event))
 
     def _stand(self, live: LiveTable, bot: Seated) -> None:
         self.bots.pop(bot.sid, None)
@@ -147,14 +141,8 @@ class BotSeats:
     def _no_rake(self, live: LiveTable) -> None:
         """S-8.2: no rake at a table with a bot — the variant's `bots` rule, kept with the
         table (between hands: the hand in play keeps its rules)."""
-        if "bots" not in live.variant.rules or live.variant["bots"] or live.phase == PLAYING:
-            return
-        live.variant = live.variant.with_rules({"bots": True})
-        with self.db.session() as s:
-            table = s.get(Table, live.id)
-            if table is not None:
-                table.rules = {**table.rules, "bots": True}
-                s.add(table)
+        if "bots" in live.variant.rules and not live.variant["bots"]:
+            live.set_rules({"bots": True})
 
     # --- bot users and their money ------------------------------------------------------
     def _bot_user(self, live: LiveTable) -> Person | None:
@@ -194,7 +182,7 @@ class BotSeats:
     # --- answering ----------------------------------------------------------------------
     def answer(self, table_id: int, bot: Seated) -> None:
         """One decision for `bot` from its own fresh state, through the runtime's calls."""
-        live = next((t for t in self.tables.live() if t.id == table_id), None)
+        live = self.tables.find(table_id)
         if live is None:  # the table closed: the bot is gone with it
             self.bots.pop(bot.sid, None)
             return

@@ -16,7 +16,7 @@ import secrets
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -165,6 +165,9 @@ def replay_record(doc: dict[str, Any]) -> tuple[Hand, list[Action]]:
     return hand, list(hf.actions)
 
 
+Listener = Callable[[str, dict[str, Any]], None]  # (event, payload) for a watcher in-process
+
+
 @dataclass
 class Services:
     """What every table of the process shares."""
@@ -190,6 +193,7 @@ class LiveTable:
         self.seats: list[Member | None] = [None] * variant["seats"]
         self.queue: deque[tuple[Person, int | None]] = deque()
         self.watchers: dict[str, Person] = {}
+        self.listeners: dict[str, Listener] = {}  # watchers served in-process (the bots)
         self.money: dict[str, int] = {}
         # Versions only grow, across restarts too (a client's old number is never current).
         self.version = int(time.time() * 1000)
@@ -243,9 +247,17 @@ class LiveTable:
         return self.phase == PLAYING and any(s.name == name for s in self.hand.seats)  # type: ignore[union-attr]
 
     # --- watching: join, leave, connection ----------------------------------------------
-    def join(self, sid: str, person: Person, since: int | None) -> dict[str, Any]:
-        """A socket watches the table: the current state, the chat, and what it missed."""
+    def join(
+        self, sid: str, person: Person, since: int | None, listener: Listener | None = None
+    ) -> dict[str, Any]:
+        """A socket watches the table: the current state, the chat, and what it missed.
+
+        With a `listener`, `sid` names a watcher inside this process (a bot, app/bots/):
+        every event for it (its own `table:state`, chat, `table:closed`) is handed to the
+        listener instead of Socket.IO, until it leaves or the table closes."""
         with self.lock:
+            if listener is not None:
+                self.listeners[sid] = listener
             if self._attach(sid, person):
                 self._changed([self._event("online", person.name)], skip=sid)
             missed = None
@@ -270,11 +282,11 @@ class LiveTable:
         """A seated or queued player's new socket watches the table at once (C-8.1, C-8.2)."""
         with self.lock:
             for old in [old for old, p in self.watchers.items() if p.name == person.name]:
-                del self.watchers[old]
+                self._detach(old)
             if self._attach(sid, person):
                 self._changed([self._event("online", person.name)])
             else:
-                self.services.emit("table:state", self.state_for(person.name, []), to=sid)
+                self._send(sid, "table:state", self.state_for(person.name, []))
 
     def _attach(self, sid: str, person: Person) -> bool:
         """Add a watcher; True when that brings a seated player back online."""
@@ -284,13 +296,25 @@ class LiveTable:
             self.scheduler.cancel((self.id, "offline", person.name))
         return back
 
+    def _detach(self, sid: str) -> Person | None:
+        self.listeners.pop(sid, None)
+        return self.watchers.pop(sid, None)
+
+    def _send(self, sid: str, event: str, data: dict[str, Any]) -> None:
+        """One watcher's event: to its listener when it has one, else to its socket."""
+        listener = self.listeners.get(sid)
+        if listener is None:
+            self.services.emit(event, data, to=sid)
+        else:
+            listener(event, data)
+
     def queued(self, name: str) -> bool:
         return any(p.name == name for p, _ in self.queue)
 
     def leave(self, sid: str) -> None:
         """A socket stops watching (page closed, disconnected, taken over)."""
         with self.lock:
-            person = self.watchers.pop(sid, None)
+            person = self._detach(sid)
             if person is None or self.connected(person.name):
                 return
             member = self.member(person.name)
@@ -348,7 +372,7 @@ class LiveTable:
             stack = low
         if not low <= stack <= high:
             raise TableError("bad_request", f"a stack is {low} to {high}")
-        if self.store.balance(person.id) < stack:
+        if not self.store.covers(self.id, person.id, stack):
             raise TableError("money", f"your balance does not cover a stack of {stack}")
         return stack
 
@@ -692,6 +716,18 @@ class LiveTable:
             self.notice = "the server restarted; the hand goes on and every timer starts again"
             self._changed([self._event("resumed", None, why=self.notice), *self._advance()])
 
+    def set_rules(self, rules: Mapping[str, Any]) -> bool:
+        """Change some of the table's rules between hands (S-8.2: a bot seated switches the
+        rake off), kept with the table so a restart loads them too. False, and nothing
+        changed, while a hand is in play: a hand keeps the rules it began with. The next
+        state shows the new rules."""
+        with self.lock:
+            if self.phase == PLAYING:
+                return False
+            self.variant = self.variant.with_rules(rules)
+            self.store.set_rules(self.id, rules)
+            return True
+
     # --- the administrator (app/admin/live.py) -----------------------------------------
     def show_balance(self, person: Person, amount: int) -> bool:
         """An admin's grant (C-0.1): between hands, the money of a player who plays from his
@@ -720,8 +756,8 @@ class LiveTable:
             self.queue.clear()
             self.version += 1  # an action still in flight is refused as stale
             for sid in list(self.watchers):
-                self.services.emit(CLOSED, {"table": self.id, "reason": reason}, to=sid)
-            self.watchers.clear()
+                self._send(sid, CLOSED, {"table": self.id, "reason": reason})
+                self._detach(sid)
             return result
 
     # --- chat (C-8.4, S-1.7) ------------------------------------------------------------
@@ -742,7 +778,7 @@ class LiveTable:
                 raise TableError("chat", str(refused)) from None
             payload = {"table": self.id, **line.as_json()}
             for watcher in list(self.watchers):
-                self.services.emit("table:chat", payload, to=watcher)
+                self._send(watcher, "table:chat", payload)
 
     # --- what each viewer gets ----------------------------------------------------------
     def _event(self, kind: str, player: str | None, **data: Any) -> Event:
@@ -761,7 +797,7 @@ class LiveTable:
                 continue
             if person.name not in states:
                 states[person.name] = self.state_for(person.name, events)
-            self.services.emit("table:state", states[person.name], to=sid)
+            self._send(sid, "table:state", states[person.name])
 
     def state_for(self, name: str | None, events: list[Event]) -> dict[str, Any]:
         """Exactly what `name` may know (docs/protocol.md, «table:state»)."""

@@ -9,7 +9,7 @@ refund it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from sqlmodel import Session, select
@@ -65,9 +65,19 @@ class TableStore:
                 out[name] = ledger.balance(s, account)
         return out
 
-    def balance(self, user_id: int) -> int:
+    def covers(self, table_id: int, user_id: int, stack: int) -> bool:
+        """Whether the user may sit down with `stack` (S-1.5): his balance covers it, or
+        the table is a practice table, whose chips are granted, not bought (B-1.4)."""
         with self.db.session() as s:
-            return ledger.user_balance(s, user_id)
+            return ledger.practice_table(s, table_id) or ledger.user_balance(s, user_id) >= stack
+
+    def set_rules(self, table_id: int, rules: Mapping[str, Any]) -> None:
+        """Keep rules changed at a live table with the table's own overrides."""
+        with self.db.session() as s:
+            table = s.get(Table, table_id)
+            if table is not None:
+                table.rules = {**table.rules, **rules}
+                s.add(table)
 
     def buy_in(self, table_id: int, user_id: int, amount: int) -> None:
         """Sitting down at a stack table takes the stack from the balance (S-1.5)."""

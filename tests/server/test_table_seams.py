@@ -1,5 +1,7 @@
 """The seams between the table runtime and the features built on it, in-process: the chat
-settings shared by the lobby and the tables, the registry's close for the admin."""
+settings shared by the lobby and the tables, the registry's close for the admin, and what
+the bots use — a watcher served by a listener, rules changed between hands, the practice
+chips that need no balance."""
 
 from __future__ import annotations
 
@@ -9,14 +11,14 @@ from typing import Any
 import pytest
 from flask import Flask
 
-from app import create_app
+from app import create_app, ledger
 from app.admin.tables import close_table
 from app.lobby.service import create_table, get_lobby
-from app.models import Table, get_db
+from app.models import Table, User, get_db
 from app.tables import EXTENSION as TABLES
 from app.tables.chat import Chat, ChatRefused
 from app.tables.registry import Tables
-from app.tables.runtime import TableError
+from app.tables.runtime import CLOSED, PLAYING, READY, LiveTable, Person, TableError
 
 
 def make_app(instance: Path, **config: Any) -> Flask:
@@ -28,6 +30,25 @@ def open_table(app: Flask, variant: str = "classic") -> int:
         table = create_table(s, "Стол", variant)
         assert table.id is not None
         return table.id
+
+
+def person(app: Flask, name: str, money: int = 0) -> Person:
+    """A user (no password: he never logs in here) with `money` granted to his balance."""
+    with app.app_context(), get_db().session() as s:
+        user = User(name=name, password_hash="-")
+        s.add(user)
+        s.flush()
+        assert user.id is not None
+        if money:
+            ledger.grant(s, user, money, "test")
+        else:
+            ledger.user_account(s, user.id)
+        return Person(user.id, name)
+
+
+def balance(app: Flask, who: Person) -> int:
+    with app.app_context(), get_db().session() as s:
+        return ledger.user_balance(s, who.id)
 
 
 def test_the_lobby_and_every_table_bound_their_chat_by_the_same_settings(
@@ -93,3 +114,86 @@ def test_a_close_that_fails_leaves_the_table_to_be_loaded_again(tmp_path: Path) 
             tables.close(table_id, "closing", broken)
         again = tables.get(table_id)  # the row is still open: a fresh live table
         assert again is not first and tables.find(table_id) is again
+
+
+def test_a_listener_gets_its_watchers_events_instead_of_socketio(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`LiveTable.join(..., listener)`: the bots' watcher gets its own state (never another
+    player's), the chat and `table:closed` in-process; nothing for it reaches Socket.IO, and
+    after it leaves nothing reaches it."""
+    app = make_app(tmp_path)
+    table_id = open_table(app)
+    anna, bot = person(app, "anna", 100), person(app, "Бот Вася", 100)
+    emitted: list[tuple[str, str, dict[str, Any]]] = []
+    heard: list[tuple[str, dict[str, Any]]] = []
+    with app.app_context():
+        tables: Tables = app.extensions[TABLES]
+        monkeypatch.setattr(
+            tables.services, "emit", lambda event, data, to: emitted.append((to, event, data))
+        )
+        live = tables.get(table_id)
+        live.join("anna-socket", anna, None)
+        live.join("bot:1", bot, None, lambda event, data: heard.append((event, data)))
+        live.sit(anna, None, None)
+        live.sit(bot, None, None)
+        assert [(to, event) for to, event, _ in emitted] == [("anna-socket", "table:state")] * 2
+        assert [event for event, _ in heard] == ["table:state"] * 2  # both sits
+        assert {data["you"]["name"] for _, _, data in emitted} == {"anna"}
+        assert {data["you"]["name"] for _, data in heard} == {"Бот Вася"}
+        live.say("anna-socket", "привет", None)
+        assert heard[-1][0] == "table:chat" and heard[-1][1]["text"] == "привет"
+        live.leave("bot:1")
+        count = len(heard)
+        live.stand(anna)
+        assert len(heard) == count and "bot:1" not in live.watchers
+        live.join("bot:1", bot, None, lambda event, data: heard.append((event, data)))
+        tables.close(table_id, "closing", lambda: None)
+        assert heard[-1] == (CLOSED, {"table": table_id, "reason": "closing"})
+        assert emitted[-1] == ("anna-socket", CLOSED, {"table": table_id, "reason": "closing"})
+        assert live.listeners == {} and live.watchers == {}
+
+
+def test_rules_change_between_hands_only_and_stay_with_the_table(tmp_path: Path) -> None:
+    """`LiveTable.set_rules` (S-8.2: a bot switches the rake off): refused while a hand is in
+    play, which keeps its rules; between hands the table and its stored row both change."""
+    app = make_app(tmp_path)
+    table_id = open_table(app, "svara32")
+    players = [person(app, name, 1000) for name in ("anna", "boris")]
+    with app.app_context():
+        tables: Tables = app.extensions[TABLES]
+        live: LiveTable = tables.get(table_id)
+        assert live.set_rules({"bots": True}) is True
+        assert live.variant["bots"] is True
+        assert live.state_for("anna", [])["info"]["rules"]["bots"] is True
+        found = tables.store.table(table_id)
+        assert found is not None and found[1]["bots"] is True  # a restart loads it too
+        for p in players:
+            live.sit(p, None, None)
+        for p in players:
+            live.answer(p, READY)
+        assert live.phase == PLAYING and live.hand is not None
+        assert live.set_rules({"dark": False}) is False
+        assert live.variant["dark"] is True and live.hand.variant["dark"] is True
+        found = tables.store.table(table_id)
+        assert found is not None and found[1]["dark"] is True
+
+
+def test_practice_chips_need_no_balance_and_never_touch_it(tmp_path: Path) -> None:
+    """B-1.4: at a practice table any balance covers the stack (`TableStore.covers`), the
+    chips are granted and taken back; at another stack table the balance must cover it."""
+    app = make_app(tmp_path)
+    practice, real = open_table(app, "svara32-practice"), open_table(app, "svara32")
+    broke = person(app, "anna")
+    with app.app_context():
+        tables: Tables = app.extensions[TABLES]
+        assert tables.store.covers(practice, broke.id, 500)
+        assert not tables.store.covers(real, broke.id, 200)
+        with pytest.raises(TableError, match="does not cover a stack of 200"):
+            tables.get(real).sit(broke, None, None)
+        live = tables.get(practice)
+        live.sit(broke, None, None)
+        assert live.money == {"anna": live.variant["buy_in_min"] * live.variant["ante"]}
+        assert balance(app, broke) == 0
+        live.stand(broke)
+        assert balance(app, broke) == 0 and live.member("anna") is None
