@@ -61,7 +61,7 @@ function draw() {
   const { game, variant } = state.table;
   const kind = game ? t(`game.${game}`) + (variant && variant !== game ? ` · ${variant}` : "") : "";
   $("#table-game").textContent = kind;
-  if (game) $("#rules-link").href = `/rules/${game}`;
+  if (game) $("#rules-link").href = `/rules/${game}${settings.lang === "en" ? "?lang=en" : ""}`;
   if (state.version != null) document.body.dataset.version = state.version;
 }
 

@@ -175,6 +175,7 @@ def test_settings_auto_count_four_colours_and_english(people: list[Player]) -> N
     expect(anna.page.locator('[data-panel="history-panel"]')).to_have_attribute(
         "aria-label", "Action history"
     )
+    expect(anna.page.locator("#rules-link")).to_have_attribute("href", "/rules/classic?lang=en")
     # Four colours: ♦ blue and ♣ green, ♥ stays red (suits also differ by shape).
     anna.page.evaluate(
         """async () => {
