@@ -2,11 +2,12 @@
 voice events go, and when a player's voice ends.
 
 `app/voice.py` runs the SFU and keeps each table's voice state; this module is its one
-door to the runtime. Only a player seated at the table may use `voice:*` (a spectator is
-refused, so he never publishes nor receives table voice; bots have no socket and never
-join). Voice events for one player go to his sockets watching the table, events for the
-table to its watchers. A seat freed for any reason (standing up, «Выйти», a kick or ban,
-offline or idle, S-1.7, C-1.7) ends that player's voice, and a closed table ends its room.
+door to the runtime. Only a player seated at the table may use `voice:*`: a spectator is
+refused, so he never publishes nor receives table voice (bots have no socket and never
+join). Voice events for one player go to his sockets watching the table; events for the
+whole table (who talks, muted icons, a restart) go to the seated players' sockets. A seat
+freed for any reason (standing up, «Выйти», a kick or ban, offline or idle, S-1.7, C-1.7)
+ends that player's voice, and a closed table ends its room.
 
 The runtime tells the lobby whenever the seats or the queue change (`Services.seats_changed`),
 and every freed seat changes them (seated + queued drops), so the voice chat checks its
@@ -35,11 +36,12 @@ def start(app: Flask) -> voice.VoiceHub:
     tables: Tables = app.extensions[TABLES]
 
     def deliver(event: str, table: int, player: str | None, payload: dict[str, Any]) -> None:
+        """To `player`'s sockets at the table, or (None) to every seated player's."""
         live = tables.find(table)
         if live is None:  # closed meanwhile: nobody to tell
             return
         for sid, person in list(live.watchers.items()):
-            if player is None or person.name == player:
+            if person.name == player or (player is None and live.member(person.name)):
                 tables.services.emit(event, payload, to=sid)
 
     def seats_of(table: int, name: str) -> int | None:

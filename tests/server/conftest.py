@@ -25,7 +25,7 @@ import socketio
 WAIT = 20.0  # seconds: generous bounds on events that normally take milliseconds
 SVARA = str(Path(sys.executable).with_name("svara"))
 ASYNC_MODES = ("eventlet", "threading")
-LISTENING = re.compile(r"listening on (http://\S+)")
+LISTENING = re.compile(r"listening on (https?://\S+)")
 PASSWORD = re.compile(r"Administrator created: name (\S+), password (\S+)")
 CSRF = re.compile(r'name="csrf_token" type="hidden" value="([^"]+)"')
 
@@ -61,11 +61,21 @@ class Server:
             self.process.wait(timeout=WAIT)
 
 
-def start_server(instance: Path, async_mode: str, **env: str) -> Server:
-    """Start `svara serve --port 0` on `instance` and wait until it listens."""
+def start_server(instance: Path, async_mode: str, *options: str, **env: str) -> Server:
+    """Start `svara serve --port 0 [options]` on `instance` and wait until it listens."""
     environment = {**os.environ, "SVARA_ASYNC_MODE": async_mode, "PYTHONUNBUFFERED": "1", **env}
     process = subprocess.Popen(
-        [SVARA, "serve", "--host", "127.0.0.1", "--port", "0", "--instance", str(instance)],
+        [
+            SVARA,
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--instance",
+            str(instance),
+            *options,
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
