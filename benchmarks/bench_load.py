@@ -22,9 +22,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from tests.server.conftest import start_server
-
-from .loadgen import prepare, run_tables
+from .loadgen import load_server, prepare, run_tables, sqlite_url
 
 PY_SPY = str(Path(sys.executable).with_name("py-spy"))
 
@@ -34,10 +32,9 @@ def one_run(
 ) -> dict[str, object]:
     with tempfile.TemporaryDirectory(prefix="svara-load-") as folder:
         instance = Path(folder)
-        server = start_server(instance, "eventlet")
-        spy = None
-        try:
-            seatings = prepare(f"sqlite:///{instance / 'svara.db'}", instance, tables, seats)
+        with load_server(instance) as server:
+            seatings = prepare(sqlite_url(instance), instance, tables, seats)
+            spy = None
             if profile is not None:
                 profile.mkdir(parents=True, exist_ok=True)
                 graph = profile / f"load-{tables}-{pace:g}.txt"
@@ -46,16 +43,15 @@ def one_run(
                      "--pid", str(server.process.pid)],
                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                 )  # fmt: skip
-            result = run_tables(
-                server.url, server.process.pid, seatings, pace, seconds, workers=workers
-            )
-        finally:
-            if spy is not None:  # py-spy writes its graph when interrupted
-                spy.send_signal(signal.SIGINT)
-                spy.wait(timeout=120)
-            server.stop()
-        tracebacks = sum("Traceback" in line for line in server.output)
-    return {**result.summary(), "server_tracebacks": tracebacks}
+            try:
+                result = run_tables(
+                    server.url, server.process.pid, seatings, pace, seconds, workers=workers
+                )
+            finally:
+                if spy is not None:  # py-spy writes its record when interrupted
+                    spy.send_signal(signal.SIGINT)
+                    spy.wait(timeout=120)
+    return result.summary()
 
 
 def main() -> None:

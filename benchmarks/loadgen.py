@@ -43,6 +43,7 @@ from app.auth.service import log_in
 from app.config import secret_key
 from app.lobby.service import create_table
 from app.models import Database, User
+from tests.server.conftest import Server, start_server
 
 # Timers far beyond any think time: a bot never times out, every update is an action's.
 SLOW_TIMERS = {"turn_seconds": 600, "ready_seconds": 600, "svara_seconds": 600}
@@ -103,6 +104,24 @@ def prepare(
     finally:
         db.dispose()
     return out
+
+
+@contextmanager
+def load_server(instance: Path, **env: str) -> Iterator[Server]:
+    """A `svara serve` (eventlet, loopback, any free port) on `instance`; at the end it is
+    stopped and must have printed no traceback."""
+    server = start_server(instance, "eventlet", **env)
+    try:
+        yield server
+    finally:
+        server.stop()
+    printed = "".join(server.output)
+    if "Traceback" in printed:
+        raise RuntimeError(f"the server printed a traceback:\n{printed}")
+
+
+def sqlite_url(instance: Path) -> str:
+    return f"sqlite:///{instance / 'svara.db'}"
 
 
 # --- one table's measurements ---------------------------------------------------------------
@@ -207,7 +226,11 @@ class Bot:
             event, data = decided
             if event == "table:act":
                 self.shared.sent = Sent(data["version"], time.monotonic(), self.name)
-            reply = await self.sio.call(event, {"table": self.table, **data}, timeout=WAIT)
+            try:
+                reply = await self.sio.call(event, {"table": self.table, **data}, timeout=WAIT)
+            except socketio.exceptions.SocketIOError as lost:  # no answer, or no connection
+                self.shared.tally.refuse(type(lost).__name__)
+                return
             if reply.get("ok"):
                 if event == "table:act":
                     self.shared.tally.actions += 1
@@ -375,6 +398,19 @@ class Result:
             "server_fds": max(s.fds for s in self.samples) if self.samples else None,
             "refused": self.refused,
         }
+
+
+def drift(samples: list[Sample]) -> dict[str, float]:
+    """The server's RSS (MB) and open descriptors, mean of the first third of the samples
+    against the last third: a leak shows as growth between them."""
+    third = max(1, len(samples) // 3)
+    first, last = samples[:third], samples[-third:]
+    return {
+        "rss_first_mb": statistics.mean(s.rss for s in first) / 2**20,
+        "rss_last_mb": statistics.mean(s.rss for s in last) / 2**20,
+        "fds_first": statistics.mean(s.fds for s in first),
+        "fds_last": statistics.mean(s.fds for s in last),
+    }
 
 
 def _round(value: float | None) -> float | None:
