@@ -361,10 +361,12 @@ async function startVoice(wantMic) {
 
 async function toggleVoice(which) {
   try {
-    if (!voice?.pc) await startVoice(which === "mic");
-    else if (which === "mic") await voice.setMic(!voice.mic);
+    if (!voice?.pc) {
+      await startVoice(which === "mic");
+      // A first press of «Звук» means listening, even if it was left off before.
+      if (which === "listen" && !voice.listen) await voice.setListen(true);
+    } else if (which === "mic") await voice.setMic(!voice.mic);
     else await voice.setListen(!voice.listen);
-    if (which === "listen" && !voice.listen) await voice.setListen(true);
   } catch (error) {
     toast(`${t("voice_failed")}: ${error.message}`);
   }

@@ -1,0 +1,198 @@
+"""Voice at a real table (issue 7, C-8.3): headless Chromium pages with fake microphones,
+the real `svara serve` and its supervised SFU, the table page's own «Микрофон» and «Звук»
+toggles (static/js/table.js).
+
+Who hears whom is read from each page's RTCPeerConnection stats: per receive slot, the bytes
+and the audio energy received, and which player the slot carries (the `voice:slots` the
+server sent). An init script only exposes the page's `Voice` object as `window.voice`; the
+page itself is unchanged. Everything waits on those stats with timeouts, never on sleeps.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import Browser, Page, Playwright
+from playwright.sync_api import expect as pw_expect
+
+from tests.server.conftest import Server, start_server
+
+from .conftest import CHROMIUM, DESKTOP, Crowd, Player
+
+FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--use-fake-device-for-media-stream",
+    "--use-fake-ui-for-media-stream",
+    "--allow-loopback-in-peer-connection",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+WAIT_MS = 20_000
+
+# The page's Voice object as window.voice, set by Voice.start (the module is shared with the
+# page's own lazy import of ../voice.js).
+EXPOSE_VOICE = """
+if (location.pathname.startsWith("/table/")) {
+  import("/static/voice.js").then(({ Voice }) => {
+    const start = Voice.prototype.start;
+    Voice.prototype.start = function (...args) {
+      window.voice = this;
+      return start.apply(this, args);
+    };
+  });
+}
+"""
+
+# Bytes received so far, per receive slot (by mid).
+SNAPSHOT = """async () => Object.fromEntries(
+  (window.voice ? await window.voice.stats() : []).map((s) => [s.mid, s.bytes]))"""
+
+BYTES_OF = """async (who) => ((window.voice ? await window.voice.stats() : [])
+  .find((s) => s.player === who) || {}).bytes || 0"""
+
+# Wait until the slot that carries `who` got `by` more bytes than in `before` and more audio
+# energy than when this started; its byte count, or -1 after `ms`.
+GROWS = """async ([who, before, by, ms]) => {
+  const end = Date.now() + ms;
+  const slotOf = async () => (window.voice ? await window.voice.stats() : [])
+    .find((s) => s.player === who);
+  const first = await slotOf();
+  const energy = first ? first.energy : 0;
+  while (Date.now() < end) {
+    const slot = await slotOf();
+    const grown = slot && slot.bytes > (before[slot.mid] || 0) + by;
+    if (grown && slot.energy > energy) return slot.bytes;
+    await new Promise((wake) => setTimeout(wake, 50));
+  }
+  return -1;
+}"""
+
+
+@pytest.fixture(scope="module")
+def voice_web(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """A real server whose SFU offers loopback to ICE (the pages are on this machine)."""
+    server = start_server(
+        tmp_path_factory.mktemp("voice-instance"),
+        "eventlet",
+        SVARA_VOICE_ADDRESSES='["127.0.0.1"]',
+    )
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def voice_chromium(driver: Playwright) -> Iterator[Browser]:
+    browser = driver.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+    yield browser
+    browser.close()
+
+
+@pytest.fixture
+def voice_crowd(voice_web: Server, voice_chromium: Browser) -> Iterator[Crowd]:
+    made = Crowd(voice_web, voice_chromium)
+    yield made
+    made.close()
+
+
+def join(crowd: Crowd, prefix: str) -> Player:
+    player = crowd.add(DESKTOP, prefix)
+    player.context.add_init_script(EXPOSE_VOICE)
+    return player
+
+
+def voice_on(player: Player) -> None:
+    """«Микрофон» pressed: voice starts (mic on) and the connection to the SFU is up."""
+    player.page.click("#mic")
+    connected(player.page)
+    pw_expect(player.page.locator("#mic")).to_have_attribute("aria-pressed", "true")
+
+
+def connected(page: Page) -> None:
+    page.wait_for_function(
+        "window.voice && window.voice.pc && window.voice.pc.connectionState === 'connected'",
+        timeout=WAIT_MS,
+    )
+
+
+def grows(listener: Player, speaker: Player, by: int = 2000) -> None:
+    """`listener` receives `by` more bytes, and more audio energy, from `speaker`."""
+    page = listener.page
+    before = page.evaluate(SNAPSHOT)
+    got = page.evaluate(GROWS, [speaker.name, before, by, WAIT_MS])
+    assert got > 0, f"{listener.name} does not hear {speaker.name}"
+
+
+def received(listener: Player, speaker: Player) -> int:
+    """Bytes `listener` got so far in the slot that carries `speaker`."""
+    return int(listener.page.evaluate(BYTES_OF, speaker.name))
+
+
+def stays_silent(listener: Player, speaker: Player, witness: tuple[Player, Player]) -> None:
+    """Nothing of `speaker` reaches `listener` while the witness pair hears a second of audio
+    (packets already in flight land first)."""
+    grows(*witness, by=500)
+    before = received(listener, speaker)
+    grows(*witness, by=4000)
+    assert received(listener, speaker) == before
+
+
+def test_seated_players_hear_each_other_with_the_toggles_and_a_reload(
+    voice_crowd: Crowd,
+) -> None:
+    anna, boris, vera, sam = (join(voice_crowd, p) for p in ("anna", "boris", "vera", "sam"))
+    table = anna.new_table("Голос " + anna.name, "classic", 3)
+    for player in (anna, boris, vera, sam):
+        player.open_table(table)
+
+    # Two seated players hear each other.
+    for player in (anna, boris):
+        player.sit()
+        voice_on(player)
+    grows(anna, boris)
+    grows(boris, anna)
+
+    # A third: everyone hears both others.
+    vera.sit()
+    voice_on(vera)
+    for listener, speaker in [(a, b) for a in (anna, boris, vera) for b in (anna, boris, vera)]:
+        if listener is not speaker:
+            grows(listener, speaker)
+
+    # Mic off on anna: boris gets nothing of her, while he still hears vera.
+    anna.page.click("#mic")
+    pw_expect(anna.page.locator("#mic")).to_have_attribute("aria-pressed", "false")
+    stays_silent(boris, anna, witness=(boris, vera))
+    anna.page.click("#mic")
+    grows(boris, anna)
+
+    # Listen off on boris: nothing reaches him, while anna and vera hear each other.
+    boris.page.click("#listen")
+    pw_expect(boris.page.locator("#listen")).to_have_attribute("aria-pressed", "false")
+    stays_silent(boris, anna, witness=(vera, anna))
+    stays_silent(boris, vera, witness=(anna, vera))
+    boris.page.click("#listen")
+    grows(boris, anna)
+    grows(boris, vera)
+
+    # A reload rejoins the voice by itself (the page remembers voice was on).
+    vera.page.reload()
+    connected(vera.page)
+    grows(vera, anna)
+    grows(anna, vera)
+
+    # A spectator gets nothing: his «Микрофон» is refused and no connection is made.
+    sam.page.click("#mic")
+    pw_expect(sam.page.locator("#toast")).to_contain_text("voice is for the players seated")
+    assert sam.page.evaluate("window.voice.pc === null")
+    assert sam.page.locator("audio").count() == 0
+
+    # Standing up ends the voice: the others' slot for him is freed.
+    boris.page.click("#leave")
+    anna.page.wait_for_function(
+        "who => ![...window.voice.slots.values()].includes(who)", arg=boris.name, timeout=WAIT_MS
+    )
+    for player in (anna, vera):
+        assert player.errors == []
