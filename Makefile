@@ -15,6 +15,10 @@ $(STAMP): pyproject.toml
 system-deps:
 	@test -x /usr/bin/chromium || { apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
+	@# Redis and PostgreSQL for the scale-out test (tests/load/test_scale_out.py).
+	@test -x /usr/bin/redis-server && ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || { \
+	  apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server postgresql; }
 
 run: $(STAMP)
 	$(VENV)/bin/svara serve

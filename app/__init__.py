@@ -62,7 +62,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         migrations.upgrade(db.engine)
 
     csrf.init_app(app)
-    socketio.init_app(app, async_mode=app.config["ASYNC_MODE"])
+    socketio.init_app(
+        app, async_mode=app.config["ASYNC_MODE"], message_queue=app.config["MESSAGE_QUEUE"]
+    )
     for feature in FEATURES:
         import_module(feature).init_app(app)
     return app

@@ -35,6 +35,10 @@ DEFAULTS: dict[str, Any] = {
     "DATABASE_URL": None,  # None: SQLite in the instance folder
     # SQLite: seconds a write waits for another process's lock, then the action is refused.
     "DB_BUSY_TIMEOUT": 30.0,
+    # Several processes (docs/hosting.md, «Beyond one machine»): Flask-SocketIO's message
+    # queue (redis://…) and which tables this process owns, "i/n" (app/shards.py).
+    "MESSAGE_QUEUE": None,
+    "SHARD": "0/1",
     "AUTO_MIGRATE": True,
     "LOGIN_ATTEMPTS": 5,  # failed logins per IP and name ...
     "LOGIN_WINDOW": 300,  # ... within this many seconds

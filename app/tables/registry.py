@@ -17,6 +17,7 @@ from flask import Flask
 
 from app.auth.presence import Player
 from app.models.db import EXTENSION as DB
+from app.shards import Shard
 
 from .chat import Chat
 from .runtime import LiveTable, Person, Services, TableError, replay_record
@@ -33,6 +34,7 @@ class Tables:
     def __init__(self, app: Flask, socketio: Any, seats_changed: Any):
         config = app.config
         self.store = TableStore(app.extensions[DB])
+        self.shard = Shard.parse(config["SHARD"])  # the tables this process plays
         self.scheduler = Scheduler(socketio, config["TIMER_SCALE"], app.app_context)
         self.services = Services(
             store=self.store,
@@ -52,6 +54,8 @@ class Tables:
         live = self._tables.get(table_id)
         if live is not None:
             return live
+        if not self.shard.owns(table_id):
+            raise TableError("elsewhere", f"table {table_id} is played by another process")
         # Read the database outside the registry lock: the lobby asks `occupancy` from
         # inside a database session, so holding both the other way round could deadlock.
         found = self.store.table(table_id)
@@ -116,6 +120,8 @@ class Tables:
         resumed: set[int] = set()
         for record in self.store.unfinished_hands():
             assert record.id is not None
+            if not self.shard.owns(record.table_id):
+                continue
             if record.table_id in resumed:
                 self._cancel(record.id, "a later hand of the table is in play")
                 continue
@@ -127,11 +133,13 @@ class Tables:
                 self._cancel(record.id, f"could not be resumed after a restart: {failure}")
         for table, _ in self.store.open_tables():
             assert table.id is not None
+            if not self.shard.owns(table.id):
+                continue
             live = self._tables.get(table.id)
             seated = {m.person.id for m in live.members()} if live is not None else set()
             stranded = [u for u in self.store.stacked_users(table.id) if u not in seated]
             self.store.cash_out(table.id, stranded)  # S-1.5: standing up returns the stack
-        for table_id in self.store.closed_tables_with_stacks():
+        for table_id in filter(self.shard.owns, self.store.closed_tables_with_stacks()):
             self.store.cash_out(table_id, self.store.stacked_users(table_id))
         self.scheduler.start()
 
