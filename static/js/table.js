@@ -191,9 +191,16 @@ socket.on("connect", () =>
 socket.on("connect_error", (err) => {
   if (err?.message === "login required") location.href = `/login?next=${encodeURIComponent(location.pathname)}`;
 });
-socket.on("session:taken_over", () => end(t("taken_over")));
-socket.on("session:ended", () => end(t("session_ended")));
-socket.on("table:closed", (m) => m.table === tableId && end(`${t("table_closed")}: ${m.reason}`));
+/** The session or the table ended: no more reconnecting, and this page's voice ends too (a
+ * takeover's new device starts its own; the old one must not go on hearing the table). */
+function over(text) {
+  voice?.close();
+  showVoice();
+  end(text);
+}
+socket.on("session:taken_over", () => over(t("taken_over")));
+socket.on("session:ended", () => over(t("session_ended")));
+socket.on("table:closed", (m) => m.table === tableId && over(`${t("table_closed")}: ${m.reason}`));
 socket.on("table:kicked", (m) => m.table === tableId && toast(t("kicked")));
 socket.on(EVENTS.state, receive);
 /** A refusal (docs/protocol.md `error`): the player's words for its code, else the reason

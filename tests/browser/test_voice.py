@@ -18,7 +18,7 @@ from playwright.sync_api import expect as pw_expect
 
 from tests.server.conftest import Server, start_server
 
-from .conftest import CHROMIUM, DESKTOP, Crowd, Player
+from .conftest import CHROMIUM, DESKTOP, PASSWORD, Crowd, Player
 
 FLAGS = [
     "--no-sandbox",
@@ -103,6 +103,21 @@ def join(crowd: Crowd, prefix: str) -> Player:
     return player
 
 
+def second_device(crowd: Crowd, player: Player, table: int) -> Player:
+    """The same account logged in from another browser, straight onto the table."""
+    context = crowd.chromium.new_context(viewport=DESKTOP, locale="ru-RU")
+    context.add_init_script(EXPOSE_VOICE)
+    again = Player(player.name, context, context.new_page(), player.base)
+    crowd.made.append(again)
+    again.watch()
+    again.page.goto(f"{player.base}/login?next=/table/{table}")
+    again.page.fill("input[name=name]", player.name)
+    again.page.fill("input[name=password]", PASSWORD)
+    again.page.click("form button[type=submit]")
+    pw_expect(again.page.locator(".seat").first).to_be_visible()
+    return again
+
+
 def voice_on(player: Player) -> None:
     """«Микрофон» pressed: voice starts (mic on) and the connection to the SFU is up."""
     player.page.click("#mic")
@@ -182,6 +197,16 @@ def test_seated_players_hear_each_other_with_the_toggles_and_a_reload(
     connected(vera.page)
     grows(vera, anna)
     grows(anna, vera)
+
+    # A second login of vera takes over (C-8.2): her old page's voice ends, and the new
+    # device's voice is heard once she presses «Микрофон» there.
+    old = vera.page
+    vera = second_device(voice_crowd, vera, table)
+    pw_expect(old.locator("[data-net]")).to_be_visible()
+    assert old.evaluate("window.voice.pc === null")
+    voice_on(vera)
+    grows(anna, vera)
+    grows(vera, boris)
 
     # A spectator gets nothing: his «Микрофон» is refused and no connection is made.
     sam.page.click("#mic")
