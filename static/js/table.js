@@ -148,6 +148,11 @@ function receive(msg) {
   );
   if (next.notice && next.notice !== state.notice) toast(t("resumed"));
   state = next;
+  // Voice is for the seated (C-8.3): stood up, kicked or timed out, the page's voice ends.
+  if (voice?.pc && !state.seats.some((seat) => seat?.name === state.me)) {
+    voice.close();
+    showVoice();
+  }
   if (state.view !== before) effects(before, state.view, state.news);
   ensureScorer();
   draw();

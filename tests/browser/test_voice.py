@@ -17,6 +17,7 @@ from playwright.sync_api import Browser, Page, Playwright
 from playwright.sync_api import expect as pw_expect
 
 from tests.server.conftest import Server, start_server
+from tests.server.test_serve_voice import admin
 
 from .conftest import CHROMIUM, DESKTOP, PASSWORD, Crowd, Player
 
@@ -218,6 +219,14 @@ def test_seated_players_hear_each_other_with_the_toggles_and_a_reload(
     boris.page.click("#leave")
     anna.page.wait_for_function(
         "who => ![...window.voice.slots.values()].includes(who)", arg=boris.name, timeout=WAIT_MS
+    )
+
+    # Kicked by the admin: the server ends his voice, and so does his page (no stale peer).
+    admin(voice_crowd.server, "table", "kick", str(table), vera.name)
+    vera.page.wait_for_function("window.voice.pc === null", timeout=WAIT_MS)
+    pw_expect(vera.page.locator("#mic")).to_have_attribute("aria-pressed", "false")
+    anna.page.wait_for_function(
+        "who => ![...window.voice.slots.values()].includes(who)", arg=vera.name, timeout=WAIT_MS
     )
     for player in (anna, vera):
         assert player.errors == []
