@@ -85,7 +85,7 @@ def practice() -> Any:
     live = live_table(current_app, table_id)
     person = Person(user.id, user.name)
     with live.lock:
-        if _broke(live, user.name):
+        if live.member(user.name) is not None and _match_over(live):
             live.stand(person)
         if live.member(user.name) is None and not live.queued(user.name):
             live.sit(person, None, None)  # a new match: fresh practice chips for both
@@ -95,12 +95,11 @@ def practice() -> Any:
     return redirect(url_for("pages.table", table_id=table_id))
 
 
-def _broke(live: LiveTable, name: str) -> bool:
-    """Seated between hands without the chips for another hand (a match just ended)."""
-    return (
-        live.member(name) is not None
-        and live.phase != PLAYING
-        and not live.hand_cls.playable(live.variant, live.money.get(name, 0))
+def _match_over(live: LiveTable) -> bool:
+    """Between hands, the person or the bot lacks the chips for another hand (B-1.4: the
+    match ended, whoever won it)."""
+    return live.phase != PLAYING and any(
+        not live.hand_cls.playable(live.variant, live.money.get(m.name, 0)) for m in live.members()
     )
 
 
