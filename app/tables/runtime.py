@@ -321,7 +321,22 @@ class LiveTable:
             if member is None:
                 return
             self._arm_offline(person.name)
-            self._changed([self._event("offline", person.name)])
+            self._changed([self._event("offline", person.name), *self._refuse_vote(person.name)])
+
+    def _refuse_vote(self, name: str) -> list[Event]:
+        """C-5.3: a disconnect cancels a «Варить»/«Делить» vote: a voter who drops refuses,
+        which ends the vote while the proposer's turn goes on (C-5.2). A proposer who drops
+        keeps his turn, and with it the vote, until its timer runs out."""
+        hand = self.hand
+        refuse = Action(name, "refuse")
+        if hand is None or hand.finished or name not in hand.awaiting():
+            return []
+        if not any(option.allows(refuse) for option in hand.legal(name)):
+            return []
+        try:
+            return self._apply(refuse) + self._advance()
+        except TableError:
+            return []  # not saved: the vote stays, and its timer still ends it
 
     def _arm_offline(self, name: str) -> None:
         """S-1.7: offline for `offline_seconds`, the player is stood up."""

@@ -141,3 +141,28 @@ def test_the_vote_runs_in_the_rest_of_the_proposers_turn(fast: Server) -> None:
     assert balances(fast, list(by_name)) == dict.fromkeys(by_name, 100)
     for p in players:
         p.close()
+
+
+def test_a_voter_who_disconnects_cancels_the_vote(fast: Server) -> None:
+    """C-5.3: a disconnect cancels the proposal; the proposer's turn goes on (C-5.2)."""
+    table = new_table(fast, "classic")
+    players = seat(fast, table, 2, 100)
+    for p in players:
+        assert p.call("table:ready") == {"ok": True}
+    opener = whose_turn(players)
+    assert decide(players, opener, do="bet", to=10) == {"ok": True}
+    answerer = whose_turn(players)
+    assert decide(players, answerer, do="bet", to=10) == {"ok": True}
+    holder = whose_turn(players)
+    assert holder.act("propose", deal="cook") == {"ok": True}
+    answerer.until(lambda s: s["hand"]["phase"] == "vote")
+    holder.until(lambda s: s["hand"]["phase"] == "vote")
+    answerer.close()
+    holder.until(lambda s: s["hand"]["phase"] == "betting" and holder.name in s["hand"]["awaiting"])
+    events = holder.hand["events"]  # type: ignore[index]
+    assert {"kind": "refuse", "player": answerer.name} in [
+        {"kind": e["kind"], "player": e.get("player")} for e in events
+    ]
+    assert "propose" not in {o["do"] for o in holder.hand["legal"]}  # type: ignore[index]
+    assert {"fold", "lock"} <= {o["do"] for o in holder.hand["legal"]}  # type: ignore[index]
+    holder.close()
