@@ -2,6 +2,7 @@
 `SQLModel.metadata`, which Alembic (app/migrations) compares against."""
 
 from .accounts import HOUSE, POT, STACK, USER, Account, LedgerEntry, User
+from .chat import ChatLine
 from .db import Database, get_db, utcnow
 from .notices import Notice, ServerBeat
 from .tables import (
@@ -22,6 +23,7 @@ __all__ = [
     "STACK",
     "USER",
     "Account",
+    "ChatLine",
     "CustomVariant",
     "Database",
     "HandRecord",
