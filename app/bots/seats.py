@@ -114,7 +114,8 @@ class BotSeats:
             bots = set(self._bot_names(m.name for m in live.members()))
             for member in live.members():
                 if member.name in bots and not live.connected(member.name):
-                    self._watch(live, member.person)
+                    person = member.person
+                    self._watch(live, Person(person.id, person.name, ROSTER.get(person.name)))
 
     def _sit(self, live: LiveTable, person: Person) -> None:
         stack = None
@@ -160,7 +161,7 @@ class BotSeats:
                 if user.password_hash != BOT_HASH:
                     continue  # a person has this name
                 assert user.id is not None
-                return Person(user.id, user.name)
+                return Person(user.id, user.name, ROSTER[name])
         return None
 
     def _bot_names(self, names: Any) -> list[str]:

@@ -51,10 +51,12 @@ class TableError(Exception):
 
 @dataclass(frozen=True)
 class Person:
-    """A user at the table: his account id and his name (the engine's player name)."""
+    """A user at the table: his account id and his name (the engine's player name); a bot
+    (app/bots/) also brings its avatar, which the seats show (docs/protocol.md)."""
 
     id: int
     name: str
+    avatar: str | None = None
 
 
 @dataclass(frozen=True)
@@ -820,6 +822,8 @@ class LiveTable:
         playing = hand is not None and name is not None and any(s.name == name for s in hand.seats)
         member = self.member(name) if name else None
         queued = [p.name for p, _ in self.queue]
+        # A bot is a watcher served in-process (`join` with a listener, app/bots/).
+        bots = {p.name: p for sid, p in self.watchers.items() if sid in self.listeners}
         return {  # the page draws the table from this alone (docs/protocol.md)
             "table": self.id,
             "version": self.version,
@@ -848,6 +852,8 @@ class LiveTable:
                     "connected": self.connected(m.name),
                     "answer": m.answer,
                     "leaving": m.leaving,
+                    "bot": m.name in bots,
+                    "avatar": bots[m.name].avatar if m.name in bots else None,
                 }
                 for m in self.seats
             ],

@@ -44,6 +44,8 @@ export function applyProtocol(state, msg, nowMs) {
           ready: s.answer === "ready" || s.answer === "dark",
           skipping: s.answer === "skip",
           leaving: s.leaving,
+          bot: Boolean(s.bot),
+          avatar: s.avatar ?? null,
         }
       : null,
   );

@@ -2,7 +2,7 @@
 // page. No DOM, no clock, no sockets here: table.js feeds it, tests feed it fixture views.
 //
 // state: {table: {id, name, game, seats, ante}, seats: [{name, balance, connected, ready,
-//         skipping} | null], queue, me, view (the engine's view of `me`, or
+//         skipping, bot, avatar} | null], queue, me, view (the engine's view of `me`, or
 //         null between hands), between: [{do, price}] (table-level choices), deadlines:
 //         {name: {at, total}} (client ms)}
 // ctx:   {t, lang, settings, now, fresh (Set of names just dealt), upBefore (how many of
@@ -179,8 +179,10 @@ function seatHtml(seat, pos, k, state, ctx, players, last) {
   if (turn) classes.push("turn");
   if (p) classes.push(`state-${p.state}`);
   if (seat.connected === false) classes.push("away");
+  if (seat.bot) classes.push("bot");
   if (ctx.speaking?.has(seat.name)) classes.push("speaking");
   const marks = [];
+  if (seat.bot) marks.push(`<span class="mark bot" title="${t("bot_title")}">${t("bot_mark")}</span>`);
   if (view && view.dealer === seat.name) marks.push(`<span class="mark dealer" title="${t("dealer_title")}">${t("dealer_mark")}</span>`);
   if (p?.dark) marks.push(`<span class="mark dark" title="${t("dark_title")}">${t("dark_mark")}</span>`);
   if (p?.looked && view?.game === "shaha36") marks.push(`<span class="mark looked">${t("looked")}</span>`);
@@ -203,10 +205,13 @@ function seatHtml(seat, pos, k, state, ctx, players, last) {
   }
   const stake = p && p.paid && view.phase !== "finished" ? `<div class="stake" style="left:${50 + 0.55 * (pos.x - 50)}%;top:${50 + 0.52 * (pos.y - 50)}%" data-stake="${esc(seat.name)}"><i class="chip"></i>${money(p.paid)}</div>` : "";
   const bubble = last ? `<div class="bubble">${esc(last)}</div>` : "";
-  const initial = esc(seat.name.slice(0, 1).toUpperCase());
+  // A bot shows its own avatar (app/bots/ROSTER); a person the first letter of his name.
+  const face = seat.bot && seat.avatar
+    ? `<span class="bot-face" role="img" aria-label="${t("bot_title")}">${esc(seat.avatar)}</span>`
+    : `<span class="initial">${esc(seat.name.slice(0, 1).toUpperCase())}</span>`;
   return (
     `<div class="${classes.join(" ")}" style="left:${pos.x}%;top:${pos.y}%" data-seat="${esc(seat.name)}">` +
-    `<div class="avatar">${turn ? ring(deadlines?.[seat.name], now) : ""}<span class="initial">${initial}</span></div>` +
+    `<div class="avatar">${turn ? ring(deadlines?.[seat.name], now) : ""}${face}</div>` +
     `<div class="plate"><span class="name">${esc(seat.name)}</span><span class="balance">${money(money_ ?? 0)}</span></div>` +
     `<div class="marks">${marks.join("")}</div>${cards}${bubble}</div>` +
     stake
