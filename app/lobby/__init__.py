@@ -13,6 +13,7 @@ from .views import bp
 
 
 def init_app(app: Flask) -> None:
-    app.extensions[EXTENSION] = Lobby(app.extensions[DB], Chat.from_config(app.config))
+    db = app.extensions[DB]
+    app.extensions[EXTENSION] = Lobby(db, Chat.from_config(app.config, db))
     app.register_blueprint(bp)
     sockets.init_app()

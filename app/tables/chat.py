@@ -1,17 +1,22 @@
-"""The table's text chat and quick phrases (C-8.4, S-1.7).
+"""The table's text chat and quick phrases (C-8.4, S-1.7), and the lobby's chat.
 
 Lines are plain text: the server only bounds and rate-limits them, the page escapes them
-on display. A table keeps its last `keep` lines for its lifetime in the process and sends
-them to whoever joins.
+on display. Each accepted line is written to the database (`ChatLine`) before it is sent,
+and whoever joins gets the last `keep` lines read back from there: a table's chat lasts as
+long as the table, across restarts of the server, and the lobby's is the same for every
+serving process. The rate limit is the process's own and starts afresh with it.
 """
 
 from __future__ import annotations
 
-import time
 from collections import defaultdict, deque
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from sqlmodel import col, select
+
+from app.models import ChatLine, Database
 
 # «Озвучить фразу» (C-8.4): the seed names the button, not the phrases; these are ours
 # (docs/rules.md). A client sends the phrase's index; the page shows and speaks the text.
@@ -46,22 +51,36 @@ class Line:
 
 
 class Chat:
-    """The last lines of one table, and each author's recent sending times."""
+    """One chat (a table's, or the lobby's when `table_id` is None): its lines in the
+    database, and each author's recent sending times."""
 
-    def __init__(self, keep: int, max_length: int, rate: int, window: float):
-        self.lines: deque[Line] = deque(maxlen=keep)
+    def __init__(
+        self,
+        keep: int,
+        max_length: int,
+        rate: int,
+        window: float,
+        db: Database,
+        table_id: int | None,
+    ):
+        self.keep = keep
         self.max_length = max_length
         self.rate, self.window = rate, window
+        self.db, self.table_id = db, table_id
         self._sent: dict[str, deque[float]] = defaultdict(deque)
 
     @classmethod
-    def from_config(cls, config: Mapping[str, Any]) -> Chat:
+    def from_config(
+        cls, config: Mapping[str, Any], db: Database, table_id: int | None = None
+    ) -> Chat:
         """A chat bounded by the app's settings, the same for the lobby and every table."""
         return cls(
             config["CHAT_KEEP"],
             config["CHAT_MAX_LENGTH"],
             config["CHAT_RATE"],
             config["CHAT_RATE_WINDOW"],
+            db,
+            table_id,
         )
 
     def _admit(self, author: str, now: float) -> None:
@@ -79,17 +98,34 @@ class Chat:
             raise ChatRefused("empty message")
         if len(text) > self.max_length:
             raise ChatRefused(f"message longer than {self.max_length} characters")
-        return self._add(Line(author, text, time.time()))
+        return self._add(author, text, None)
 
     def phrase(self, author: str, index: int) -> Line:
         if not 0 <= index < len(PHRASES):
             raise ChatRefused(f"no quick phrase {index}; there are {len(PHRASES)}")
-        return self._add(Line(author, PHRASES[index], time.time(), index))
+        return self._add(author, PHRASES[index], index)
 
-    def _add(self, line: Line) -> Line:
-        self._admit(line.author, line.at)
-        self.lines.append(line)
-        return line
+    def _add(self, author: str, text: str, phrase: int | None) -> Line:
+        """Admit the line, then keep it; the caller sends it once the session has ended."""
+        row = ChatLine(table_id=self.table_id, author=author, text=text, phrase=phrase)
+        self._admit(author, row.said.timestamp())
+        with self.db.session() as s:
+            s.add(row)
+        return _line(row)
 
     def recent(self) -> list[dict[str, Any]]:
-        return [line.as_json() for line in self.lines]
+        """The last `keep` lines, oldest first, as stored (so also those from before a
+        restart)."""
+        query = (
+            select(ChatLine)
+            .where(ChatLine.table_id == self.table_id)
+            .order_by(col(ChatLine.id).desc())
+            .limit(self.keep)
+        )
+        with self.db.session() as s:
+            rows = s.exec(query).all()
+        return [_line(row).as_json() for row in reversed(rows)]
+
+
+def _line(row: ChatLine) -> Line:
+    return Line(row.author, row.text, row.said.timestamp(), row.phrase)

@@ -40,7 +40,7 @@ class Tables:
             store=self.store,
             scheduler=self.scheduler,
             emit=socketio.emit,
-            chat=lambda: Chat.from_config(config),
+            chat=lambda table_id: Chat.from_config(config, app.extensions[DB], table_id),
             seats_changed=seats_changed,
         )
         self._tables: dict[int, LiveTable] = {}

@@ -177,7 +177,7 @@ class Services:
     store: TableStore
     scheduler: Scheduler
     emit: Callable[..., None]  # socketio.emit
-    chat: Callable[[], Chat]
+    chat: Callable[[int], Chat]  # a table's chat, kept in the database (C-8.4)
     seats_changed: Callable[[int], None]  # the lobby's `publish` (seats taken, queue)
 
 
@@ -200,7 +200,7 @@ class LiveTable:
         # Versions only grow, across restarts too (a client's old number is never current).
         self.version = int(time.time() * 1000)
         self.news: deque[tuple[int, list[Event]]] = deque(maxlen=NEWS_KEEP)
-        self.chat = services.chat()
+        self.chat = services.chat(table_id)
         # Between hands.
         self.gathering = False
         self.gather_deadline: float | None = None

@@ -57,10 +57,14 @@ def test_the_lobby_and_every_table_bound_their_chat_by_the_same_settings(
     """`Chat.from_config`: CHAT_KEEP lines kept, CHAT_MAX_LENGTH characters, CHAT_RATE lines
     per CHAT_RATE_WINDOW seconds — in the lobby and at a table alike (C-8.4)."""
     app = make_app(tmp_path, CHAT_KEEP=2, CHAT_MAX_LENGTH=5, CHAT_RATE=3, CHAT_RATE_WINDOW=60)
-    table_id = open_table(app)
+    table_id, other_id = open_table(app), open_table(app)
     with app.app_context():
         tables: Tables = app.extensions[TABLES]
-        chats = [get_lobby().chat, tables.get(table_id).chat, Chat.from_config(app.config)]
+        chats = [
+            get_lobby().chat,
+            tables.get(table_id).chat,
+            Chat.from_config(app.config, get_db(), other_id),
+        ]
     for chat in chats:
         with pytest.raises(ChatRefused, match="longer than 5"):
             chat.say("anna", "привет")
