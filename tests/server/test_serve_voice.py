@@ -190,6 +190,11 @@ def test_the_sfu_is_supervised_and_voice_follows_the_seats(tls_server: Server) -
 
         # The spectator never got a voice event (not even the restart).
         assert not [event for event, _ in unread(sam) if event.startswith("voice:")]
+
+        # Ctrl-C stops the server and, before it exits, the SFU it started.
+        server.stop(signal.SIGINT)
+        assert server.process.returncode == 0, "".join(server.output)
+        assert not Path(f"/proc/{new}").exists()
     finally:
         sfu.close()
         for client in clients.values():
