@@ -3,8 +3,9 @@ generated, the SFU as a supervised child process (restarted after kill -9), and 
 lifetimes at a real table: seated players only, and standing up, a kick and closing the
 table each end the right voice (docs/protocol.md «Voice»).
 
-Everything is on loopback; the SFU offers 127.0.0.1 only. Nothing sleeps: events are waited
-for with timeouts, and the SFU's room count is read from its own socket.
+Everything is on loopback; the SFU offers 127.0.0.1 only. Events are waited for with
+timeouts and the SFU's room count is read from its own socket; the one retry loop is the
+first `voice:join`, asked again while a new SFU is still starting (it says so).
 """
 
 from __future__ import annotations
