@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 import requests
 
-from app.tls import CERT_FILE
+from app.tls import CERT_FILE, generate
 from app.voice import SfuClient, socket_path
 
 from .conftest import (
@@ -217,3 +217,28 @@ def test_voice_off_starts_no_sfu(tmp_path: Path) -> None:
         client.close()
     finally:
         server.stop()
+
+
+def test_tls_with_given_files_and_a_clear_error_for_a_bad_pair(tmp_path: Path) -> None:
+    """--cert/--key: the host's own certificate is served as given; a key that does not
+    match it stops the start with one line saying so."""
+    own = generate(tmp_path / "chain.pem", tmp_path / "own.key", ["localhost", "127.0.0.1"])
+    server = start_server(
+        tmp_path / "instance", "eventlet", "--cert", str(own.cert), "--key", str(own.key)
+    )
+    try:
+        page = requests.get(server.url + "/login", verify=str(own.cert), timeout=WAIT)
+        assert page.status_code == 200
+        assert not (server.instance / CERT_FILE).exists()  # nothing generated
+    finally:
+        server.stop()
+    other = generate(tmp_path / "other.pem", tmp_path / "other.key", ["localhost"])
+    mismatched = ["--cert", str(own.cert), "--key", str(other.key)]
+    refused = subprocess.run(
+        [SVARA, "serve", "--instance", str(tmp_path / "instance"), *mismatched],
+        capture_output=True,
+        text=True,
+        timeout=3 * WAIT,
+    )
+    assert refused.returncode == 1
+    assert f"cannot use {own.cert} with {other.key}" in refused.stderr
