@@ -22,12 +22,20 @@ const RU = {
   offline: "нет соединения",
   taken_over: "Игра открыта на другом устройстве",
   session_ended: "Сеанс завершён, войдите снова",
+  // refusals: one per code of docs/protocol.md (Table), then a refusal without a code
+  "err.bad_request": "Неверный запрос",
+  "err.not_found": "Стол закрыт или не найден",
+  "err.elsewhere": "Этот стол ведёт другой сервер, откройте его заново",
+  "err.not_joined": "Сначала откройте стол",
   "err.stale": "Стол изменился, посмотрите ещё раз",
   "err.money": "Не хватает денег",
   "err.not_now": "Сейчас этого сделать нельзя",
   "err.not_seated": "Сначала сядьте за стол",
   "err.not_your_turn": "Сейчас не ваш ход",
+  "err.illegal": "Так ходить нельзя",
+  "err.chat": "Сообщение не отправлено",
   "err.server": "Сервер не смог сохранить ход, попробуйте ещё раз",
+  "err.refused": "Сервер отклонил запрос",
   reconnecting: "нет соединения · переподключение…",
   "game.classic": "классика, 37 карт",
   "game.shaha36": "36 карт, шаха",
@@ -153,6 +161,46 @@ const RU = {
   set_auto_count_hint: "Подсказка видна только вам",
   set_saved: "Сохранено на этом устройстве",
   install: "Установить приложение",
+  // the pages around the table: header, login, register, lobby (templates/, lobby.js)
+  brand: "Свара",
+  "nav.login": "Вход",
+  "nav.register": "Регистрация",
+  "nav.logout": "Выйти",
+  "title.login": "Вход — Свара",
+  "title.register": "Регистрация — Свара",
+  "title.lobby": "Лобби — Свара",
+  "login.title": "Вход",
+  "login.submit": "Войти",
+  "login.no_account": "Нет учётной записи?",
+  "register.submit": "Зарегистрироваться",
+  "register.balance": "Новый игрок начинает с балансом 0; пополняет баланс администратор.",
+  "field.name": "Имя",
+  "field.password": "Пароль",
+  "field.confirm": "Пароль ещё раз",
+  "field.table_name": "Название",
+  "field.variant": "Вариант",
+  "field.seats": "Мест",
+  "field.private": "Закрытый (не виден в лобби)",
+  "lobby.tables": "Столы",
+  "lobby.col_table": "Стол",
+  "lobby.col_stakes": "Ставки",
+  "lobby.col_seats": "Места",
+  "lobby.col_queue": "Очередь",
+  "lobby.stakes": "анте {ante}",
+  "lobby.stakes_buy_in": "анте {ante}, бай-ин {min}–{max}",
+  "lobby.no_tables": "Открытых столов нет.",
+  "lobby.new_table": "Новый стол",
+  "lobby.open_table": "Открыть стол",
+  "lobby.practice": "Практика",
+  "lobby.practice_text": "Один на один с ботом «Гэри»: по 500 тренировочных фишек, анте 10. Баланс не меняется.",
+  "lobby.practice_btn": "Играть с Гэри",
+  "lobby.own_tables": "Мои столы",
+  "lobby.bots": "ботов: {n}",
+  "lobby.bots_on": "Заполнить места ботами",
+  "lobby.bots_off": "Убрать ботов",
+  "lobby.chat": "Чат лобби",
+  "lobby.taken_over": "Вы вошли в другом окне — это окно отключено.",
+  "lobby.session_ended": "Сеанс завершён.",
 };
 
 const EN = {
@@ -175,12 +223,19 @@ const EN = {
   offline: "no connection",
   taken_over: "The game is open on another device",
   session_ended: "The session has ended, log in again",
+  "err.bad_request": "Invalid request",
+  "err.not_found": "The table is closed or does not exist",
+  "err.elsewhere": "Another server runs this table, open it again",
+  "err.not_joined": "Open the table first",
   "err.stale": "The table changed, have another look",
   "err.money": "Not enough money",
   "err.not_now": "That cannot be done now",
   "err.not_seated": "Take a seat first",
   "err.not_your_turn": "It is not your turn",
+  "err.illegal": "That move is not allowed",
+  "err.chat": "The message was not sent",
   "err.server": "The server could not save that, try again",
+  "err.refused": "The server refused the request",
   reconnecting: "no connection · reconnecting…",
   "game.classic": "classic, 37 cards",
   "game.shaha36": "36 cards, shaha",
@@ -297,6 +352,45 @@ const EN = {
   set_auto_count_hint: "Only you see it",
   set_saved: "Saved on this device",
   install: "Install the app",
+  brand: "Svara",
+  "nav.login": "Log in",
+  "nav.register": "Register",
+  "nav.logout": "Log out",
+  "title.login": "Log in — Svara",
+  "title.register": "Register — Svara",
+  "title.lobby": "Lobby — Svara",
+  "login.title": "Log in",
+  "login.submit": "Log in",
+  "login.no_account": "No account yet?",
+  "register.submit": "Register",
+  "register.balance": "A new player starts with a balance of 0; an administrator tops it up.",
+  "field.name": "Name",
+  "field.password": "Password",
+  "field.confirm": "Password again",
+  "field.table_name": "Name",
+  "field.variant": "Variant",
+  "field.seats": "Seats",
+  "field.private": "Private (not listed in the lobby)",
+  "lobby.tables": "Tables",
+  "lobby.col_table": "Table",
+  "lobby.col_stakes": "Stakes",
+  "lobby.col_seats": "Seats",
+  "lobby.col_queue": "Queue",
+  "lobby.stakes": "ante {ante}",
+  "lobby.stakes_buy_in": "ante {ante}, buy-in {min}–{max}",
+  "lobby.no_tables": "No open tables.",
+  "lobby.new_table": "New table",
+  "lobby.open_table": "Open the table",
+  "lobby.practice": "Practice",
+  "lobby.practice_text": "One on one with the bot Gary: 500 practice chips each, ante 10. Your balance does not change.",
+  "lobby.practice_btn": "Play with Gary",
+  "lobby.own_tables": "My tables",
+  "lobby.bots": "bots: {n}",
+  "lobby.bots_on": "Fill the seats with bots",
+  "lobby.bots_off": "Send the bots away",
+  "lobby.chat": "Lobby chat",
+  "lobby.taken_over": "You logged in in another window — this one is disconnected.",
+  "lobby.session_ended": "The session has ended.",
 };
 
 export const DICTS = { ru: RU, en: EN };
@@ -308,15 +402,30 @@ export function translate(lang, key, params = {}) {
   return text.replace(/\{(\w+)\}/g, (_, name) => (name in params ? String(params[name]) : ""));
 }
 
+/** Refusals whose server reason says what exactly was wrong (the rule an illegal action
+ * broke, the value out of range, why a chat line was refused): shown after the words. */
+const DETAILED = new Set(["bad_request", "illegal", "chat", "refused"]);
+
+/** A refusal (docs/protocol.md `error`: `code`, `reason`) in the player's words: the code's
+ * message, plus the server's (English) reason as a detail where it helps; an event refused
+ * without a code (a malformed one) or with a code this page does not know is `refused`. */
+export function refusal(lang, msg) {
+  const known = msg?.code && `err.${msg.code}` in RU;
+  const code = known ? msg.code : "refused";
+  const text = translate(lang, `err.${code}`);
+  return DETAILED.has(code) && msg?.reason ? `${text}: ${msg.reason}` : text;
+}
+
 /** A `t` bound to one language, as the renderers take it. */
 export function translator(lang) {
   return (key, params) => translate(lang, key, params);
 }
 
-/** Fill every `[data-i18n]` element of a server-rendered page with the chosen language. */
+/** Fill every `[data-i18n]` element of a server-rendered page with the chosen language
+ * (its {placeholders} from the JSON of `data-i18n-args`). */
 export function translatePage(root, lang) {
   for (const el of root.querySelectorAll("[data-i18n]")) {
-    el.textContent = translate(lang, el.dataset.i18n);
+    el.textContent = translate(lang, el.dataset.i18n, JSON.parse(el.dataset.i18nArgs || "{}"));
   }
   for (const el of root.querySelectorAll("[data-i18n-label]")) {
     const text = translate(lang, el.dataset.i18nLabel);

@@ -1,6 +1,8 @@
 // The lobby page: live table list and lobby chat over Socket.IO (docs/protocol.md, «Lobby»).
 // Text from the server is only ever put into the page with textContent (never as HTML).
 import { io } from "/static/vendor/socket.io.esm.min.js";
+import { translator } from "./i18n.js";
+import { loadSettings } from "./settings.js";
 
 const rows = document.getElementById("table-rows");
 const noTables = document.getElementById("no-tables");
@@ -8,6 +10,7 @@ const chatLines = document.getElementById("chat-lines");
 const chatForm = document.getElementById("chat-form");
 const chatText = document.getElementById("chat-text");
 const status = document.getElementById("connection-status");
+const t = translator(loadSettings().lang); // the language the table and the pages follow
 
 function cell(className, text) {
   const td = document.createElement("td");
@@ -17,7 +20,9 @@ function cell(className, text) {
 }
 
 function stakes(s) {
-  return s.buy_in ? `анте ${s.ante}, бай-ин ${s.buy_in[0]}–${s.buy_in[1]}` : `анте ${s.ante}`;
+  return s.buy_in
+    ? t("lobby.stakes_buy_in", { ante: s.ante, min: s.buy_in[0], max: s.buy_in[1] })
+    : t("lobby.stakes", { ante: s.ante });
 }
 
 function tableRow(t) {
@@ -65,7 +70,7 @@ socket.on("connect", () => {
   status.textContent = "";
   socket.emit("lobby:join");
 });
-socket.on("disconnect", () => { status.textContent = "нет соединения · переподключение…"; });
+socket.on("disconnect", () => { status.textContent = t("reconnecting"); });
 socket.on("lobby:state", (state) => {
   rows.replaceChildren(...state.tables.map(tableRow));
   noTables.hidden = state.tables.length > 0;
@@ -79,8 +84,7 @@ socket.on("error", (e) => { status.textContent = e.reason; });
 for (const ended of ["session:taken_over", "session:ended"]) {
   socket.on(ended, (e) => {
     socket.io.opts.reconnection = false;
-    status.textContent = e.reason === "logged in elsewhere"
-      ? "Вы вошли в другом окне — это окно отключено." : "Сеанс завершён.";
+    status.textContent = t(e.reason === "logged in elsewhere" ? "lobby.taken_over" : "lobby.session_ended");
   });
 }
 

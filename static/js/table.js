@@ -4,7 +4,7 @@
 
 import { bannerFor, payees, renderTable } from "./render.js";
 import { loadScorer } from "./count.js";
-import { translator } from "./i18n.js";
+import { refusal, translator } from "./i18n.js";
 import { connect } from "./net.js";
 import { loadSettings } from "./settings.js";
 import { play } from "./sound.js";
@@ -208,13 +208,9 @@ socket.on("session:ended", () => over(t("session_ended")));
 socket.on("table:closed", (m) => m.table === tableId && over(`${t("table_closed")}: ${m.reason}`));
 socket.on("table:kicked", (m) => m.table === tableId && toast(t("kicked")));
 socket.on(EVENTS.state, receive);
-/** A refusal (docs/protocol.md `error`): the player's words for its code, else the reason
- * (an illegal action's reason names the rule, C-…). */
-socket.on("error", (msg) => {
-  const key = `err.${msg?.code}`;
-  const text = t(key);
-  toast(text === key ? msg?.reason || "" : text);
-});
+/** A refusal (docs/protocol.md `error`) in the player's words (an illegal action's reason,
+ * which names the rule, C-…, comes after them). */
+socket.on("error", (msg) => toast(refusal(settings.lang, msg)));
 
 function act(payload) {
   socket.emit(EVENTS.act, { table: tableId, version: state.version, ...payload });

@@ -1,0 +1,194 @@
+"""The pages around the table follow the table's language switch, and every refusal has the
+player's words (static/js/i18n.js).
+
+Login, register and lobby are server-rendered in Russian; their marked elements
+(`data-i18n`, `data-i18n-args`, `data-i18n-label`) are translated in the browser from the
+same per-device setting the table reads (static/js/settings.js), as the table's own chrome
+is. Refusals: every code of docs/protocol.md's table of codes is parsed from the doc, so a
+new code without words fails here."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from playwright.sync_api import Browser, Page
+from playwright.sync_api import expect as pw_expect
+
+from tests.server.conftest import Server, unique_name
+
+from .conftest import DESKTOP, PASSWORD, PHONE, TIMEOUT_MS, Crowd, grant
+
+PROTOCOL = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
+CYRILLIC = re.compile(r"[А-Яа-яЁё]")
+
+# The visible text of a page, but for what players wrote (names, chat lines).
+VISIBLE_TEXT = """() => {
+  const own = "#user-name, .table-name, .chat-line";
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  const out = [];
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const el = node.parentElement;
+    if (!node.textContent.trim() || el.closest(own) || !el.checkVisibility()) continue;
+    out.push(node.textContent.trim());
+  }
+  const labels = [...document.querySelectorAll("[aria-label]")].map((e) => e.ariaLabel);
+  return [document.title, ...out, ...labels];
+}"""
+
+
+def choose_language(page: Page, base: str, label: str) -> None:
+    """The settings page's language switch, as a player flips it (saved on the device)."""
+    page.goto(base + "/settings")
+    page.get_by_label(label).check()
+    pw_expect(page.locator(".settings-form .saved")).to_be_visible()
+
+
+def russian_left(page: Page) -> list[str]:
+    return [text for text in page.evaluate(VISIBLE_TEXT) if CYRILLIC.search(text)]
+
+
+def test_login_register_and_lobby_follow_the_language_setting(
+    web: Server, chromium: Browser, artifacts: Path
+) -> None:
+    """English chosen in the settings: login, register and the lobby (its live rows too)
+    show no Russian word but players' names; Russian chosen again, they are Russian."""
+    context = chromium.new_context(viewport=PHONE, locale="ru-RU", is_mobile=True, has_touch=True)
+    context.set_default_timeout(TIMEOUT_MS)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        choose_language(page, web.url, "English")
+        page.goto(web.url + "/login")
+        pw_expect(page.locator("h1")).to_have_text("Log in")
+        pw_expect(page).to_have_title("Log in — Svara")
+        pw_expect(page.locator("html")).to_have_attribute("lang", "en")
+        pw_expect(page.locator("label[for=name]")).to_have_text("Name")
+        pw_expect(page.locator("label[for=password]")).to_have_text("Password")
+        pw_expect(page.locator("form button[type=submit]")).to_have_text("Log in")
+        assert russian_left(page) == []
+        page.screenshot(path=str(artifacts / "login-en-360x740.png"))
+
+        page.goto(web.url + "/register")
+        pw_expect(page.locator("h1")).to_have_text("Register")
+        pw_expect(page.locator("label[for=confirm]")).to_have_text("Password again")
+        assert russian_left(page) == []
+        name = unique_name("lang")
+        page.fill("input[name=name]", name)
+        page.fill("input[name=password]", PASSWORD)
+        page.fill("input[name=confirm]", PASSWORD)
+        page.click("form button[type=submit]")
+        page.wait_for_url(re.compile(r"/$"))
+        grant(web, name, 1000)
+
+        pw_expect(page.locator("#tables-title")).to_have_text("Tables")
+        pw_expect(page.locator("#practice button")).to_have_text("Play with Gary")
+        pw_expect(page.locator("label[for=private]")).to_have_text(
+            "Private (not listed in the lobby)"
+        )
+        # A new table: its live row (lobby.js) and, after a reload, the server's row.
+        table = f"T {name}"
+        page.fill("#new-table input[name=name]", table)
+        page.select_option("#new-table select[name=variant]", "shaha36")
+        page.click("#new-table button[type=submit]")
+        row = page.locator("#table-rows tr", has_text=table)
+        pw_expect(row.locator(".table-stakes")).to_have_text(re.compile(r"^ante \d+, buy-in "))
+        page.reload()
+        pw_expect(row.locator(".table-stakes")).to_have_text(re.compile(r"^ante \d+, buy-in "))
+        pw_expect(page.locator(".lobby-own-tables li", has_text=table)).to_contain_text("bots: 0")
+        assert russian_left(page) == []
+        page.screenshot(path=str(artifacts / "lobby-en-360x740.png"), full_page=True)
+
+        choose_language(page, web.url, "Русский")
+        page.goto(web.url + "/")
+        pw_expect(page.locator("html")).to_have_attribute("lang", "ru")
+        pw_expect(page.locator("#tables-title")).to_have_text("Столы")
+        pw_expect(row.locator(".table-stakes")).to_have_text(re.compile(r"^анте \d+, бай-ин "))
+        pw_expect(page.locator("#practice button")).to_have_text("Играть с Гэри")
+        assert errors == []
+    finally:
+        context.close()
+
+
+def protocol_codes() -> list[str]:
+    """The refusal codes of docs/protocol.md: the rows of its «| code | meaning |» table."""
+    lines = PROTOCOL.read_text(encoding="utf-8").splitlines()
+    start = lines.index("| code | meaning |")
+    codes = []
+    for line in lines[start + 2 :]:
+        found = re.match(r"^\| `(\w+)` \|", line)
+        if not found:
+            break
+        codes.append(found.group(1))
+    return codes
+
+
+REFUSALS = """async (codes) => {
+  const { DICTS, refusal } = await import("/static/js/i18n.js");
+  const out = {};
+  for (const code of codes) {
+    out[code] = {};
+    for (const lang of ["ru", "en"]) {
+      out[code][lang] = {
+        own: `err.${code}` in DICTS[lang],
+        text: refusal(lang, { event: "table:act", code, reason: "REASON", table: 1 }),
+      };
+    }
+  }
+  out["(none)"] = { ru: { text: refusal("ru", { event: "x", reason: "unknown event 'x'" }) } };
+  return out;
+}"""
+
+
+def test_every_refusal_code_of_the_protocol_has_russian_and_english_words(
+    web: Server, chromium: Browser
+) -> None:
+    """Each code of docs/protocol.md has its own message in both languages (not the
+    server's English reason, not the generic refusal); an illegal action, a bad value and a
+    refused chat line add the server's reason; a refusal without a code shows its reason."""
+    codes = protocol_codes()
+    assert {"illegal", "chat", "bad_request", "stale", "not_found"} <= set(codes), codes
+    page = web_page = chromium.new_page()
+    try:
+        web_page.goto(web.url + "/settings")
+        texts = page.evaluate(REFUSALS, codes)
+    finally:
+        page.close()
+    generic = {"ru": "Сервер отклонил запрос", "en": "The server refused the request"}
+    for code in codes:
+        ru, en = texts[code]["ru"], texts[code]["en"]
+        assert ru["own"] and en["own"], f"{code}: no words in i18n.js"
+        assert CYRILLIC.search(ru["text"]) and not CYRILLIC.search(en["text"]), (code, ru, en)
+        for lang, said in (("ru", ru["text"]), ("en", en["text"])):
+            assert not said.startswith(generic[lang]) and "err." not in said, (code, said)
+            assert said.endswith(": REASON") == (code in {"illegal", "bad_request", "chat"}), (
+                code,
+                said,
+            )
+    assert texts["(none)"]["ru"]["text"] == "Сервер отклонил запрос: unknown event 'x'"
+
+
+def test_a_refused_chat_line_shows_its_words_at_the_table(crowd: Crowd) -> None:
+    """A live refusal: chat lines faster than CHAT_RATE (5 in 10 s) are refused with the code
+    `chat`; the page says so in Russian with the server's reason, in English after the switch."""
+    player = crowd.add(DESKTOP, "chat")
+    page = player.page
+    page.goto(player.base + "/")
+    page.click("#practice button[type=submit]")
+    page.wait_for_url(re.compile(r"/table/\d+$"))
+    page.click('[data-panel="chat-panel"]')
+    toast = page.locator("#toast")
+    for n in range(6):
+        page.fill("#chat-input", f"строка {n}")
+        page.press("#chat-input", "Enter")
+    pw_expect(toast).to_have_text(re.compile(r"^Сообщение не отправлено: too many messages"))
+    page.click("#chat-panel [data-close]")
+    page.click('[data-panel="settings-panel"]')
+    page.locator("#settings-panel").get_by_label("English").check()
+    page.click("#settings-panel [data-close]")
+    page.click('[data-panel="chat-panel"]')
+    page.fill("#chat-input", "one more")
+    page.press("#chat-input", "Enter")
+    pw_expect(toast).to_have_text(re.compile(r"^The message was not sent: too many messages"))
+    assert player.errors == []
