@@ -61,6 +61,7 @@ def start(app: Flask) -> voice.VoiceHub:
     publish = tables.services.seats_changed
 
     def seats_changed(table: int) -> None:
+        """The lobby's update, then: whoever has voice here but no seat any more leaves it."""
         publish(table)
         live = tables.find(table)
         seated = {m.name for m in live.members()} if live is not None else set()
