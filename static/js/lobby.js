@@ -1,7 +1,7 @@
 // The lobby page: live table list and lobby chat over Socket.IO (docs/protocol.md, «Lobby»).
 // Text from the server is only ever put into the page with textContent (never as HTML).
 import { io } from "/static/vendor/socket.io.esm.min.js";
-import { translator } from "./i18n.js";
+import { refusal, translator } from "./i18n.js";
 import { loadSettings } from "./settings.js";
 
 const rows = document.getElementById("table-rows");
@@ -10,7 +10,8 @@ const chatLines = document.getElementById("chat-lines");
 const chatForm = document.getElementById("chat-form");
 const chatText = document.getElementById("chat-text");
 const status = document.getElementById("connection-status");
-const t = translator(loadSettings().lang); // the language the table and the pages follow
+const { lang } = loadSettings(); // the language the table and the pages follow
+const t = translator(lang);
 
 function cell(className, text) {
   const td = document.createElement("td");
@@ -80,7 +81,7 @@ socket.on("lobby:state", (state) => {
 socket.on("lobby:table", showTable);
 socket.on("lobby:table_closed", (t) => removeTable(t.id));
 socket.on("lobby:chat", chatLine);
-socket.on("error", (e) => { status.textContent = e.reason; });
+socket.on("error", (e) => { status.textContent = refusal(lang, e); });
 for (const ended of ["session:taken_over", "session:ended"]) {
   socket.on(ended, (e) => {
     socket.io.opts.reconnection = false;

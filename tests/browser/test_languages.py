@@ -44,6 +44,22 @@ def choose_language(page: Page, base: str, label: str) -> None:
     pw_expect(page.locator(".settings-form .saved")).to_be_visible()
 
 
+def lobby_joined(page: Page) -> None:
+    """Wait until the lobby page has joined its room (`lobby:join` after connecting): a chat
+    line is heard. One sent before that is refused (its status line says so and is cleared
+    for the next try)."""
+    status = page.locator("#connection-status")
+    for n in range(10):
+        page.evaluate("() => { document.getElementById('connection-status').textContent = ''; }")
+        page.fill("#chat-text", f"ping {n}")
+        page.press("#chat-text", "Enter")
+        heard = page.locator("#chat-lines .chat-text", has_text=f"ping {n}")
+        pw_expect(heard.or_(status.filter(has_text="join the lobby first"))).to_be_visible()
+        if heard.count():
+            return
+    raise AssertionError("the lobby never joined")
+
+
 def russian_left(page: Page) -> list[str]:
     return [text for text in page.evaluate(VISIBLE_TEXT) if CYRILLIC.search(text)]
 
@@ -51,8 +67,9 @@ def russian_left(page: Page) -> list[str]:
 def test_login_register_and_lobby_follow_the_language_setting(
     web: Server, chromium: Browser, artifacts: Path
 ) -> None:
-    """English chosen in the settings: login, register and the lobby (its live rows too)
-    show no Russian word but players' names; Russian chosen again, they are Russian."""
+    """English chosen in the settings: login, register and the lobby (its live rows and its
+    refusals too) show no Russian word but players' names; Russian chosen again, they are
+    Russian."""
     context = chromium.new_context(viewport=PHONE, locale="ru-RU", is_mobile=True, has_touch=True)
     context.set_default_timeout(TIMEOUT_MS)
     page = context.new_page()
@@ -97,6 +114,14 @@ def test_login_register_and_lobby_follow_the_language_setting(
         page.reload()
         pw_expect(row.locator(".table-stakes")).to_have_text(re.compile(r"^ante \d+, buy-in "))
         pw_expect(page.locator(".lobby-own-tables li", has_text=table)).to_contain_text("bots: 0")
+        # A lobby refusal (no code: lines faster than CHAT_RATE) in words, with its reason.
+        lobby_joined(page)
+        for n in range(5):
+            page.fill("#chat-text", f"hello {n}")
+            page.press("#chat-text", "Enter")
+        pw_expect(page.locator("#connection-status")).to_have_text(
+            re.compile(r"^The server refused the request: too many messages")
+        )
         assert russian_left(page) == []
         page.screenshot(path=str(artifacts / "lobby-en-360x740.png"), full_page=True)
 
