@@ -129,10 +129,11 @@ def test_after_a_restart_the_bound_and_the_rate_limit_refuse_as_before(
         server.stop()
 
 
-def test_a_closed_tables_lines_stay_stored_but_are_not_served(tmp_path: Path) -> None:
+@pytest.mark.parametrize("mode", ASYNC_MODES)
+def test_a_closed_tables_lines_stay_stored_but_are_not_served(tmp_path: Path, mode: str) -> None:
     """A table closed (here while the server is down) can no longer be joined, so its chat
     is shown to no one; its lines are still in the database, and no other chat shows them."""
-    server = kept_server(tmp_path, "eventlet")
+    server = kept_server(tmp_path, mode)
     table = new_table(server, "classic")
     anna = Player(server, table)
     anna.join()
@@ -145,7 +146,7 @@ def test_a_closed_tables_lines_stay_stored_but_are_not_served(tmp_path: Path) ->
         row.closed = True
         s.add(row)
     db.dispose()
-    server = kept_server(tmp_path, "eventlet")
+    server = kept_server(tmp_path, mode)
     try:
         late = Player(server, table)
         refused(late, "table:join", {"table": table}, "not_found")
