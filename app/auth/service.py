@@ -34,19 +34,27 @@ _hasher = PasswordHasher()
 
 
 class AccountError(ValueError):
-    """A name or password the rules for accounts refuse; the message says why."""
+    """A name or password the rules for accounts refuse; the message says why (in English,
+    for the CLI), `key` and `params` say it in the pages' language (static/js/i18n.js)."""
+
+    def __init__(self, message: str, key: str, **params: Any):
+        super().__init__(message)
+        self.key, self.params = key, params
 
 
 def check_name(name: str, max_length: int) -> str:
     """A valid new player name: letters (any script), digits, `_` and `-`, not reserved."""
     if not 2 <= len(name) <= max_length:
-        raise AccountError(f"a name has 2 to {max_length} characters")
+        raise AccountError(
+            f"a name has 2 to {max_length} characters", "account.name_length", max=max_length
+        )
     if not NAME_PATTERN.match(name):
         raise AccountError(
-            "a name starts with a letter or digit and has only letters, digits, _ and -"
+            "a name starts with a letter or digit and has only letters, digits, _ and -",
+            "account.name_letters",
         )
     if name.lower() in RESERVED_NAMES:
-        raise AccountError(f"the name {name!r} is reserved")
+        raise AccountError(f"the name {name!r} is reserved", "account.name_reserved", name=name)
     return name
 
 
@@ -61,7 +69,7 @@ def create_user(
     """A new user with an account holding 0 (C-0.1). AccountError if the name is taken."""
     check_name(name, max_length)
     if find_user(s, name) is not None:
-        raise AccountError(f"the name {name!r} is taken")
+        raise AccountError(f"the name {name!r} is taken", "account.name_taken", name=name)
     user = User(name=name, password_hash=_hasher.hash(password), is_admin=is_admin)
     s.add(user)
     s.flush()

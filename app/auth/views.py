@@ -33,20 +33,27 @@ def _next_page() -> str:
 @bp.route("/login", methods=["GET", "POST"])
 def login() -> Any:
     form = LoginForm()
-    error, status, headers = None, 200, {}
+    error: AccountError | None = None
+    status, headers = 200, {}
     if form.validate_on_submit():
         limit: FailureLimit = current_app.extensions[LIMIT_EXTENSION]
         key = (request.remote_addr, form.name.data.strip().lower())
         wait = limit.retry_after(key)
         if wait:
-            error = f"Слишком много попыток. Попробуйте через {int(wait) + 1} с."
-            status, headers = 429, {"Retry-After": str(int(wait) + 1)}
+            seconds = int(wait) + 1
+            error = AccountError(
+                f"Слишком много попыток. Попробуйте через {seconds} с.",
+                "account.too_many",
+                seconds=seconds,
+            )
+            status, headers = 429, {"Retry-After": str(seconds)}
         else:
             with get_db().session() as s:
                 user = authenticate(s, form.name.data.strip(), form.password.data)
             if user is None:
                 limit.fail(key)
-                error, status = "Неверное имя или пароль", 401
+                error = AccountError("Неверное имя или пароль", "account.wrong_password")
+                status = 401
             else:
                 limit.clear(key)
                 log_in(user)
@@ -59,12 +66,15 @@ def login() -> Any:
 @bp.route("/register", methods=["GET", "POST"])
 def register() -> Any:
     form = RegisterForm()
-    error, status = None, 200
+    error: AccountError | None = None
+    status = 200
     if form.validate_on_submit():
         minimum = current_app.config["PASSWORD_MIN_LENGTH"]
         try:
             if len(form.password.data) < minimum:
-                raise AccountError(f"пароль — не короче {minimum} символов")
+                raise AccountError(
+                    f"пароль — не короче {minimum} символов", "account.password_short", min=minimum
+                )
             with get_db().session() as s:
                 user = create_user(
                     s,
@@ -73,7 +83,7 @@ def register() -> Any:
                     max_length=current_app.config["NAME_MAX_LENGTH"],
                 )
         except AccountError as e:
-            error, status = str(e), 400
+            error, status = e, 400
         else:
             log_in(user)
             return redirect(url_for("lobby.index"))

@@ -12,7 +12,7 @@ if ("serviceWorker" in navigator) {
 function applyLanguage() {
   const { lang, fourColour } = loadSettings();
   document.documentElement.classList.toggle("four-colour", fourColour);
-  if (lang !== "ru" || document.documentElement.lang !== "ru") translatePage(document, lang);
+  translatePage(document, lang); // Russian too: a refusal may come from the server in English
 }
 
 applyLanguage();

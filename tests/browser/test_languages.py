@@ -40,8 +40,11 @@ VISIBLE_TEXT = """() => {
 def choose_language(page: Page, base: str, label: str) -> None:
     """The settings page's language switch, as a player flips it (saved on the device)."""
     page.goto(base + "/settings")
-    page.get_by_label(label).check()
-    pw_expect(page.locator(".settings-form .saved")).to_be_visible()
+    pw_expect(page.locator("input[name=lang]:checked")).to_have_count(1)  # the form is bound
+    radio = page.get_by_label(label)
+    if not radio.is_checked():
+        radio.check()
+        pw_expect(page.locator(".settings-form .saved")).to_be_visible()
 
 
 def lobby_joined(page: Page) -> None:
@@ -217,3 +220,38 @@ def test_a_refused_chat_line_shows_its_words_at_the_table(crowd: Crowd) -> None:
     page.press("#chat-input", "Enter")
     pw_expect(toast).to_have_text(re.compile(r"^The message was not sent: too many messages"))
     assert player.errors == []
+
+
+def test_a_refused_login_or_registration_says_why_in_the_chosen_language(
+    crowd: Crowd, chromium: Browser
+) -> None:
+    """The server's refusals of the account forms (app/auth: a wrong password, a reserved or
+    taken name) show in Russian by default and in English after the switch."""
+    taken = crowd.add(DESKTOP, "taken").name
+    for lang, label, words in (
+        ("ru", "Русский", ("Неверное имя или пароль", "Имя «pot» зарезервировано",
+                           f"Имя «{taken}» уже занято")),
+        ("en", "English", ("Wrong name or password", "The name «pot» is reserved",
+                           f"The name «{taken}» is taken")),
+    ):  # fmt: skip
+        context = chromium.new_context(viewport=DESKTOP, locale="ru-RU")
+        context.set_default_timeout(TIMEOUT_MS)
+        page = context.new_page()
+        try:
+            choose_language(page, crowd.server.url, label)
+            wrong, reserved, in_use = words
+            page.goto(crowd.server.url + "/login")
+            page.fill("input[name=name]", unique_name("nobody"))
+            page.fill("input[name=password]", PASSWORD)
+            page.click("form button[type=submit]")
+            pw_expect(page.locator(".form-error")).to_have_text(wrong)
+            for name, said in (("pot", reserved), (taken, in_use)):
+                page.goto(crowd.server.url + "/register")
+                page.fill("input[name=name]", name)
+                page.fill("input[name=password]", PASSWORD)
+                page.fill("input[name=confirm]", PASSWORD)
+                page.click("form button[type=submit]")
+                pw_expect(page.locator(".form-error")).to_have_text(said)
+                pw_expect(page.locator("html")).to_have_attribute("lang", lang)
+        finally:
+            context.close()
