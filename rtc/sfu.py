@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import threading
 from collections.abc import Callable
@@ -33,7 +34,13 @@ LEVEL_STEP = 0.05
 #: Most receive slots an offer may ask for (a table has at most 8 seats; a bound anyway).
 MAX_SLOTS = 15
 
+#: Longest wait for aiortc's own tasks of a closed peer (they end within ~20 ms: one pacing
+#: step of the ICE checks); a bound so that a stuck one cannot hold its table's lock.
+TEARDOWN_TIMEOUT = 5.0
+
 Notify = Callable[[dict[str, Any]], None]
+
+logger = logging.getLogger("rtc")
 
 
 class OfferError(ValueError):
@@ -261,6 +268,7 @@ class Sfu:
         if room is not None and player in room.members:
             self._send_slots(room, room.detach(player))
         await peer.pc.close()
+        await _outlived_tasks_end(peer.pc)
         if peer.forward is not None:
             peer.forward.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -282,3 +290,25 @@ class Sfu:
         task = asyncio.create_task(coro)
         self._background.add(task)
         task.add_done_callback(self._background.discard)
+
+
+async def _outlived_tasks_end(pc: RTCPeerConnection) -> None:
+    """Wait for the tasks aiortc started for `pc` that its `close()` does not await.
+
+    Each set*Description starts `RTCPeerConnection.__connect` unawaited; when a peer is
+    closed while ICE is still checking (a racing re-offer, a browser that never answered)
+    that task outlives `close()` by one check-pacing step. Awaiting it here makes "closed"
+    mean closed: the `peer` event and the leave/close replies come after all of it.
+    """
+    outliving = [task for task in asyncio.all_tasks() if _runs_for(task, pc)]
+    if not outliving:
+        return
+    _, pending = await asyncio.wait(outliving, timeout=TEARDOWN_TIMEOUT)
+    if pending:
+        logger.warning("%d aiortc task(s) still running after closing a peer", len(pending))
+
+
+def _runs_for(task: asyncio.Task[Any], pc: RTCPeerConnection) -> bool:
+    """Is `task` a method of `pc` (its frame's `self`)? aiortc keeps no handle to them."""
+    frame = getattr(task.get_coro(), "cr_frame", None)
+    return frame is not None and frame.f_locals.get("self") is pc
