@@ -144,6 +144,7 @@ class Tally:
     refused: dict[str, int] = field(default_factory=dict)
     connected: int = 0
     seated: int = 0
+    cpu_seconds: float = 0.0  # the worker's own CPU while playing (the load generator's cost)
 
     def refuse(self, code: str) -> None:
         self.refused[code] = self.refused.get(code, 0) + 1
@@ -300,6 +301,7 @@ async def _play(
     await asyncio.gather(*(enter(b) for b in bots))
     out.put(("ready", tally.connected))
     await asyncio.get_running_loop().run_in_executor(None, go.wait)
+    cpu = time.process_time()
     for run in runs:
         run.playing = run.timing = True
     for bot in bots:
@@ -307,6 +309,7 @@ async def _play(
     await asyncio.sleep(seconds)
     for run in runs:
         run.playing = run.timing = False
+    tally.cpu_seconds = time.process_time() - cpu
     await asyncio.gather(*(b.close() for b in bots), return_exceptions=True)
     return tally
 
@@ -366,6 +369,7 @@ class Result:
     latencies: list[float]
     refused: dict[str, int]
     samples: list[Sample]
+    client_cpu: float  # CPU seconds of all load workers while playing
 
     def percentile(self, q: float) -> float | None:
         """The q-th percentile of the latencies in milliseconds (None without samples)."""
@@ -396,6 +400,7 @@ class Result:
             "server_cpu_pct": round(statistics.mean(cpu), 1) if cpu else None,
             "server_rss_mb": round(max(rss) / 2**20, 1) if rss else None,
             "server_fds": max(s.fds for s in self.samples) if self.samples else None,
+            "client_cpu_pct": round(100 * self.client_cpu / self.seconds, 1),
             "refused": self.refused,
         }
 
@@ -458,6 +463,7 @@ def run_tables(
         merged.latencies += t.latencies
         merged.actions += t.actions
         merged.hands += t.hands
+        merged.cpu_seconds += t.cpu_seconds
         for code, n in t.refused.items():
             merged.refused[code] = merged.refused.get(code, 0) + n
     players = sum(len(s.names) for s in seatings)
@@ -472,6 +478,7 @@ def run_tables(
         merged.latencies,
         merged.refused,
         sampler.samples,
+        merged.cpu_seconds,
     )
 
 
