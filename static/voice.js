@@ -6,7 +6,7 @@
 // gives, normally its Socket.IO connection with acks (docs/voice-protocol.md):
 //
 //   const voice = new Voice({ table, signal: (event, payload) => emitWithAck(event, payload),
-//                             onSlots, onLevel, onState });
+//                             onSlots, onLevel, onState, onMembers });
 //   socket.on("voice:slots", (p) => voice.handle("voice:slots", p));   // and the others
 //   await voice.start();          // from a click: it asks for the mic and starts playback
 //   await voice.start({ mic: false });  // listen only: the mic is opened at setMic(true)
@@ -47,15 +47,18 @@ export class Voice {
    * @param {(slots: Map<string, string|null>) => void} [options.onSlots]  mid → player
    * @param {(player: string, level: number) => void} [options.onLevel]   level 0..1
    * @param {(state: string) => void} [options.onState]  connecting/connected/failed/closed
+   * @param {(members: object) => void} [options.onMembers]  {name: {mic, listen}} of everyone
+   *   in the voice when we join (later changes come as the table's voice:member events)
    * @param {HTMLElement} [options.audioParent]  where the slots' <audio> elements go
    * @param {MediaStreamConstraints} [options.constraints]
    */
-  constructor({ table, signal, onSlots, onLevel, onState, audioParent, constraints }) {
+  constructor({ table, signal, onSlots, onLevel, onState, onMembers, audioParent, constraints }) {
     this.table = table;
     this.signal = signal;
     this.onSlots = onSlots || (() => {});
     this.onLevel = onLevel || (() => {});
     this.onState = onState || (() => {});
+    this.onMembers = onMembers || (() => {});
     this.audioParent = audioParent || document.body;
     this.constraints = constraints || {
       audio: { echoCancellation: true, noiseSuppression: true, autoGainControl: true },
@@ -80,6 +83,7 @@ export class Voice {
     const kept = config.mic ?? this.mic;
     this.mic = mic ?? kept;
     this.listen = config.listen ?? this.listen;
+    this.onMembers(config.members || {});
     const track = this.mic ? await this.#micTrack() : null;
 
     const pc = new RTCPeerConnection({ iceServers: config.iceServers || [] });

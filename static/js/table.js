@@ -189,7 +189,7 @@ socket.on("connect", () =>
     // Back after a reload with voice on: the server kept the toggles (voice:join).
     const seated = state.seats.some((seat) => seat?.name === state.me);
     if (seated && !voice && sessionStorage.getItem(VOICE_KEY)) {
-      startVoice(true).then(showVoice, (error) => toast(`${t("voice_failed")}: ${error.message}`));
+      startVoice().then(showVoice, (error) => toast(`${t("voice_failed")}: ${error.message}`));
     }
   }),
 );
@@ -344,8 +344,10 @@ function toast(text) {
   setTimeout(() => (note.hidden = true), 3000);
 }
 
-/** Voice starts from the first press of either toggle; «Звук» alone never opens the mic. */
-async function startVoice(wantMic) {
+/** Voice starts from the first press of either toggle, with the mic as pressed for: on for
+ * «Микрофон» even if the server kept it off, off for «Звук» (which never opens the mic).
+ * Without `mic` (back after a reload) the toggle the server kept holds. */
+async function startVoice(mic) {
   const { Voice } = await import("../voice.js");
   voice = new Voice({
     table: tableId,
@@ -361,9 +363,14 @@ async function startVoice(wantMic) {
       if (String(s).startsWith("failed")) toast(t("voice_failed"));
       showVoice();
     },
+    // Everyone's toggles as the voice:join reply has them: the icons of those who joined
+    // before us, who may not toggle again (voice:member events keep them current after).
+    onMembers: (members) => {
+      local.voice = { ...members };
+      draw();
+    },
   });
-  await voice.start();
-  if (!wantMic && voice.mic) await voice.setMic(false);
+  await voice.start({ mic });
   sessionStorage.setItem(VOICE_KEY, "on");
 }
 

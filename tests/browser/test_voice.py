@@ -230,3 +230,34 @@ def test_seated_players_hear_each_other_with_the_toggles_and_a_reload(
     )
     for player in (anna, vera):
         assert player.errors == []
+
+
+def test_toggles_kept_off_show_to_later_players_and_a_first_mic_press_turns_it_on(
+    voice_crowd: Crowd,
+) -> None:
+    """The `members` of the voice:join reply mark those who joined earlier (docs/protocol.md
+    «voice:join»), and a first press of «Микрофон» turns the mic on even where the server
+    kept it off (C-8.3: the toggles survive reconnects, the press says what the player wants)."""
+    anna, boris = join(voice_crowd, "anna"), join(voice_crowd, "boris")
+    table = anna.new_table("Голос " + anna.name, "classic", 3)
+    anna.open_table(table)
+    anna.sit()
+    anna.page.click("#listen")  # «Звук» alone: anna is in the voice with her mic off
+    connected(anna.page)
+    pw_expect(anna.page.locator("#mic")).to_have_attribute("aria-pressed", "false")
+
+    # Boris comes later: he never got anna's voice:member, his voice:join reply tells him.
+    boris.open_table(table)
+    boris.sit()
+    voice_on(boris)
+    anna_seen = boris.page.locator(f'.seat[data-seat="{anna.name}"]')
+    pw_expect(anna_seen.locator(".mark.muted")).to_have_count(1)
+
+    # Anna on another device (no voice there yet; the server kept her mic off): her first
+    # «Микрофон» starts voice with the mic on, boris hears her and her muted mark goes.
+    anna = second_device(voice_crowd, anna, table)
+    voice_on(anna)
+    pw_expect(anna_seen.locator(".mark.muted")).to_have_count(0)
+    grows(boris, anna)
+    for player in (anna, boris):
+        assert player.errors == []
