@@ -300,7 +300,8 @@ async def _outlived_tasks_end(pc: RTCPeerConnection) -> None:
     that task outlives `close()` by one check-pacing step. Awaiting it here makes "closed"
     mean closed: the `peer` event and the leave/close replies come after all of it.
     """
-    outliving = [task for task in asyncio.all_tasks() if _runs_for(task, pc)]
+    this = asyncio.current_task()
+    outliving = [t for t in asyncio.all_tasks() if t is not this and _runs_for(t, pc)]
     if not outliving:
         return
     _, pending = await asyncio.wait(outliving, timeout=TEARDOWN_TIMEOUT)
