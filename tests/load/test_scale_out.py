@@ -25,11 +25,13 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import psycopg
+import pytest
 from sqlmodel import select
 
 from app import ledger
 from app.lobby.service import create_table
 from app.models import Database, User
+from app.shards import Shard
 from tests.server.conftest import WAIT, Browser, Server, start_server, unique_name
 from tests.server.tablekit import SCALE, SLOW_TIMERS, Player, everyone, play_hand
 
@@ -171,3 +173,14 @@ def test_two_processes_share_the_database_and_the_lobby_each_plays_its_own_table
             db.dispose()
         for server in servers:
             assert "Traceback" not in "".join(server.output), "".join(server.output)
+
+
+def test_each_table_has_exactly_one_owner() -> None:
+    """`SHARD = "i/n"`: every table id is owned by exactly one of the n processes."""
+    shards = [Shard.parse(f"{i}/3") for i in range(3)]
+    for table_id in range(1, 50):
+        assert sum(s.owns(table_id) for s in shards) == 1
+    assert Shard.parse("0/1").owns(7) and Shard() == Shard.parse("0/1")
+    for wrong in ("3/3", "-1/2", "1/0", "a/b"):
+        with pytest.raises(ValueError):
+            Shard.parse(wrong)
