@@ -212,3 +212,16 @@ def player(server: Server) -> Iterator[tuple[Browser, Client, str]]:
     client = browser.socket()
     yield browser, client, name
     client.close()
+
+
+@pytest.fixture(scope="module", params=ASYNC_MODES)
+def fast(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Server]:
+    """A real server with fast timers (tablekit.SCALE), one per test module and async mode."""
+    from .tablekit import fast_server  # tablekit builds on this module
+
+    module = request.module.__name__.rsplit(".", 1)[-1]
+    running = fast_server(tmp_path_factory.mktemp(f"{module}-{request.param}"), request.param)
+    yield running
+    running.stop()

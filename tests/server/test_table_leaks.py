@@ -4,22 +4,12 @@ during whole hands — states, news, acks, resyncs — is searched for card name
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from .conftest import ASYNC_MODES, Server
-from .tablekit import Player, everyone, fast_server, hands, new_table, play_hand, seat
-
-
-@pytest.fixture(scope="module", params=ASYNC_MODES)
-def fast(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Server]:
-    running = fast_server(tmp_path_factory.mktemp(f"leaks-{request.param}"), request.param)
-    yield running
-    running.stop()
+from .conftest import Server
+from .tablekit import Player, everyone, hands, new_table, play_hand, seat
 
 
 def dealt(deal: dict[str, Any]) -> list[str]:

@@ -3,33 +3,22 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 
 import pytest
 
 from app.engine import handfile
 
-from .conftest import ASYNC_MODES, Server
+from .conftest import Server
 from .tablekit import (
     Player,
     balances,
     books,
     everyone,
-    fast_server,
     hands,
     new_table,
     play_hand,
     seat,
 )
-
-
-@pytest.fixture(scope="module", params=ASYNC_MODES)
-def fast(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Server]:
-    running = fast_server(tmp_path_factory.mktemp(f"tables-{request.param}"), request.param)
-    yield running
-    running.stop()
 
 
 def test_classic_hands_played_to_the_end_keep_the_books(fast: Server) -> None:

@@ -4,22 +4,10 @@ that change nothing, reconnect and takeover, the queue, the dark choice, the cha
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
-
-from .conftest import ASYNC_MODES, Browser, Server
-from .tablekit import Player, books, everyone, fast_server, grant, new_table, play_hand, seat
-
-
-@pytest.fixture(scope="module", params=ASYNC_MODES)
-def fast(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Server]:
-    running = fast_server(tmp_path_factory.mktemp(f"protocol-{request.param}"), request.param)
-    yield running
-    running.stop()
+from .conftest import Browser, Server
+from .tablekit import Player, books, everyone, grant, new_table, play_hand, seat
 
 
 def started(server: Server, count: int = 3, variant: str = "classic") -> list[Player]:

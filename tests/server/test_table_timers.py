@@ -4,33 +4,20 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
-
-from .conftest import ASYNC_MODES, Server
+from .conftest import Server
 from .tablekit import (
     FAST,
     balances,
     books,
     decide,
     everyone,
-    fast_server,
     hands,
     new_table,
     seat,
     whose_turn,
 )
-
-
-@pytest.fixture(scope="module", params=ASYNC_MODES)
-def fast(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Server]:
-    running = fast_server(tmp_path_factory.mktemp(f"timers-{request.param}"), request.param)
-    yield running
-    running.stop()
 
 
 def news(state: dict[str, Any], kind: str) -> list[dict[str, Any]]:
