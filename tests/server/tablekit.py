@@ -21,7 +21,7 @@ from sqlmodel import select
 
 from app import ledger
 from app.lobby.service import create_table
-from app.models import Database, HandRecord, User
+from app.models import Database, HandRecord, Table, User
 
 from .conftest import WAIT, Browser, Server, start_server, unique_name
 
@@ -49,6 +49,18 @@ def fast_server(instance: Path, async_mode: str) -> Server:
 
 def database(server: Server) -> Database:
     return Database(f"sqlite:///{server.instance / 'svara.db'}")
+
+
+def close_in_db(server: Server, table_id: int) -> None:
+    """Mark a table closed in the database while its server is down (as `svara admin table
+    close` does with no server running)."""
+    db = database(server)
+    with db.session() as s:
+        table = s.get(Table, table_id)
+        assert table is not None
+        table.closed = True
+        s.add(table)
+    db.dispose()
 
 
 def new_table(server: Server, variant: str, seats: int | None = None, **rules: Any) -> int:
@@ -283,3 +295,17 @@ def play_hand(players: list[Player], rng: random.Random, limit: int = 400) -> di
 def everyone(players: list[Player], check: Callable[[dict[str, Any]], Any]) -> None:
     for p in players:
         p.until(check)
+
+
+def refused(player: Player, event: str, data: Any, code: str | None = None) -> dict[str, Any]:
+    """Send an event the server must refuse: an `error` comes back and nothing changed."""
+    version = player.state.get("version")
+    reply = player.client.call(event, data)
+    assert reply["ok"] is False, reply
+    error = player.event("error")
+    assert error["event"] == event and error["reason"]
+    if code is not None:
+        assert error["code"] == code, error
+    player.drain()
+    assert player.state.get("version") == version
+    return error

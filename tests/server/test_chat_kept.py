@@ -12,12 +12,11 @@ from typing import Any
 import pytest
 from sqlmodel import select
 
-from app.models import ChatLine, Table
+from app.models import ChatLine
 from app.tables.chat import PHRASES
 
 from .conftest import ASYNC_MODES, Browser, Client, Server, start_server, unique_name
-from .tablekit import SCALE, Player, database, new_table
-from .test_table_protocol import refused
+from .tablekit import SCALE, Player, close_in_db, database, new_table, refused
 
 KEEP = 3  # CHAT_KEEP for these servers: fewer lines than are said, so «the last N» shows
 
@@ -139,13 +138,7 @@ def test_a_closed_tables_lines_stay_stored_but_are_not_served(tmp_path: Path, mo
     anna.join()
     assert anna.call("table:chat", text="до закрытия") == {"ok": True}
     server.stop()
-    db = database(server)
-    with db.session() as s:
-        row = s.get(Table, table)
-        assert row is not None
-        row.closed = True
-        s.add(row)
-    db.dispose()
+    close_in_db(server, table)
     server = kept_server(tmp_path, mode)
     try:
         late = Player(server, table)

@@ -4,10 +4,9 @@ that change nothing, reconnect and takeover, the queue, the dark choice, the cha
 from __future__ import annotations
 
 import random
-from typing import Any
 
 from .conftest import Browser, Server
-from .tablekit import Player, books, everyone, grant, new_table, play_hand, seat
+from .tablekit import Player, books, everyone, grant, new_table, play_hand, refused, seat
 
 
 def started(server: Server, count: int = 3, variant: str = "classic") -> list[Player]:
@@ -22,20 +21,6 @@ def started(server: Server, count: int = 3, variant: str = "classic") -> list[Pl
 def actor(players: list[Player]) -> Player:
     awaiting = players[0].until(lambda s: s["hand"]["awaiting"])
     return next(p for p in players if p.name == awaiting[0])
-
-
-def refused(player: Player, event: str, data: Any, code: str | None = None) -> dict[str, Any]:
-    """Send an event the server must refuse: an `error` comes back and nothing changed."""
-    version = player.state.get("version")
-    reply = player.client.call(event, data)
-    assert reply["ok"] is False, reply
-    error = player.event("error")
-    assert error["event"] == event and error["reason"]
-    if code is not None:
-        assert error["code"] == code, error
-    player.drain()
-    assert player.state.get("version") == version
-    return error
 
 
 def test_stale_and_repeated_actions_are_refused_with_a_resync(fast: Server) -> None:

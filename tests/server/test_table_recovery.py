@@ -11,7 +11,7 @@ import pytest
 
 from app import ledger
 from app.engine import handfile
-from app.models import HandRecord, Table
+from app.models import HandRecord
 from app.tables.runtime import replay_record
 
 from .conftest import ASYNC_MODES, Server
@@ -21,6 +21,7 @@ from .tablekit import (
     balances,
     books,
     choose,
+    close_in_db,
     database,
     decide,
     everyone,
@@ -99,13 +100,7 @@ def test_a_hand_that_cannot_be_resumed_is_refunded(tmp_path: Path, mode: str, va
     names = [p.name for p in players]
     table_id = players[0].table
     killed(server)
-    db = database(server)
-    with db.session() as s:
-        table = s.get(Table, table_id)
-        assert table is not None
-        table.closed = True
-        s.add(table)
-    db.dispose()
+    close_in_db(server, table_id)
     server = fast_server(tmp_path, mode)
     try:
         assert balances(server, names) == dict.fromkeys(names, 1000)
