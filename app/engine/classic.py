@@ -23,6 +23,7 @@ from typing import Any, ClassVar
 
 from .cards import Card
 from .hand import (
+    DECLARED,
     POT,
     Action,
     Deal,
@@ -50,7 +51,7 @@ ACTIVE, FOLDED, OUT, EXCLUDED = "active", "folded", "out", "excluded"
 
 DOS = (
     "pass", "bet", "fold", "open", "lock", "look", "give_on", "propose", "agree", "refuse",
-    "join", "skip", "dark_on", "dark_off", "timeout",
+    "join", "skip", "dark_on", "dark_off", "timeout", "withdraw",
 )  # fmt: skip
 # Actions after which a new deal may be drawn (the only step that can fail part-way).
 _MAY_DEAL = frozenset({"lock", "open", "agree", "join", "skip", "dark_on", "dark_off", "timeout"})
@@ -361,11 +362,8 @@ class ClassicHand(Hand):
             raise RuleError(f"unknown action {do!r} in classic; known: {', '.join(DOS)}", p)
         waiting = self.awaiting()
         legal = self.legal(p)
-        if do == "timeout":
-            if action.to is not None or action.deal is not None:
-                raise RuleError("a timeout carries no amount and no deal", p)
-            if p not in waiting and not (self.phase == VOTE and p == self.proposer):
-                raise RuleError(self._not_your_turn(p, waiting), p)
+        if do in DECLARED:
+            self._check_declared(action, waiting)
         elif not any(option.allows(action) for option in legal):
             if not legal:
                 raise RuleError(self._not_your_turn(p, waiting), p)
@@ -387,6 +385,30 @@ class ClassicHand(Hand):
             self._apply(action)
         self._legal_cache = (None, [])
         return self.events[start:]
+
+    def _check_declared(self, action: Action, waiting: Sequence[str]) -> None:
+        """`timeout` and `withdraw` are never in `legal()`: the server declares them when the
+        turn's timer runs out (C-4.12) or the proposer disconnects (C-5.3)."""
+        p, do = action.player, action.do
+        if action.to is not None or action.deal is not None:
+            raise RuleError(f"a {do} carries no amount and no deal", p)
+        in_vote = self.phase == VOTE
+        if do == "timeout":
+            if p not in waiting and not (in_vote and p == self.proposer):
+                raise RuleError(self._not_your_turn(p, waiting), p)
+        elif not in_vote:
+            raise RuleError(f"{p} has no proposal to withdraw: no vote is open (C-5.3)", p)
+        elif p != self.proposer:
+            raise RuleError(f"only the proposer {self.proposer} withdraws the proposal (C-5.3)", p)
+
+    def disconnect_action(self, player: str) -> Action | None:
+        """C-5.3: a disconnect cancels a «Варить»/«Делить» proposal: a voter refuses (which
+        ends the vote, C-5.2), the proposer withdraws it; otherwise his timer runs on."""
+        if self.phase != VOTE:
+            return None
+        if player in self.voters:
+            return Action(player, "refuse")
+        return Action(player, "withdraw") if player == self.proposer else None
 
     def _why_not(self, p: str, action: Action) -> str | None:
         """The rule behind a refusal on the player's own turn, for the common cases."""
@@ -439,10 +461,13 @@ class ClassicHand(Hand):
     def _apply(self, action: Action) -> None:
         p, do = action.player, action.do
         self._legal_cache = (None, [])
-        if self.phase == VOTE and p == self.proposer and do != "timeout":
+        if self.phase == VOTE and p == self.proposer and do not in DECLARED:
             self._end_vote("cancelled", p)  # C-5.3
         if do == "timeout":
             self._timeout(p)
+        elif do == "withdraw":  # C-5.3, C-5.2: the same turn goes on, with no new proposal
+            self._end_vote("disconnect", p)
+            self.vote_spent = True
         elif do == "pass":
             self.timeout_passes = False
             self._pass(p, timeout=False)

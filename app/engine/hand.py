@@ -20,6 +20,9 @@ from .variants import Variant
 
 POT = "pot"
 HOUSE = "house"
+# Actions only the server declares, never offered by `legal()` nor accepted from a client:
+# a timer ran out (`timeout`); a «Варить»/«Делить» proposer disconnected (`withdraw`, C-5.3).
+DECLARED = frozenset({"timeout", "withdraw"})
 
 
 class RuleError(Exception):
@@ -192,6 +195,11 @@ class Hand(ABC):
     @abstractmethod
     def next_dealer(self) -> str | None:
         """Who deals the next ordinary hand (C-6.3), once the hand is finished."""
+
+    def disconnect_action(self, player: str) -> Action | None:
+        """What the server declares for `player` when his connection drops in this hand, if
+        the rules make a disconnect act (C-5.3 cancels a vote); None: his timer runs on."""
+        return None
 
     # --- how a table starts a hand of this game (simulate, practice tables) ----------
     @classmethod

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from app.engine import handfile
 from app.engine.cards import parse_cards
 from app.engine.classic import ClassicHand
-from app.engine.hand import POT, Action, Deal, RuleError, Seat
+from app.engine.hand import DECLARED, POT, Action, Deal, RuleError, Seat
 from app.engine.scoring import SCORERS
 from app.engine.simulate import seeded_deals
 from app.engine.variants import get_variant
@@ -201,13 +201,24 @@ def test_random_legal_play(table: Table) -> None:
         assert waiting, "an unfinished hand always waits for someone"
         movers = [p for p in hand.names if hand.legal(p)]
         assert set(waiting) <= set(movers)
+        # C-5.3: what a disconnect declares (a voter's refuse, the proposer's withdraw).
+        dropped = {p: a for p in hand.names if (a := hand.disconnect_action(p)) is not None}
+        assert not any(o.do in DECLARED for p in movers for o in hand.legal(p))
         if rng.random() < 0.15:  # every option offered to anyone is accepted, and timeouts
             tries = [Action(p, o.do, o.to, o.deal) for p in movers for o in hand.legal(p)]
-            for action in tries + [Action(p, "timeout") for p in waiting]:
+            for action in tries + [Action(p, "timeout") for p in waiting] + [*dropped.values()]:
                 copy.deepcopy(hand, {id(hand.variant): hand.variant}).act(action)
+            before = json.dumps(hand.view(None), default=str)
+            for p in hand.names:  # a withdraw from anyone but the proposer of a vote: refused
+                if dropped.get(p) != Action(p, "withdraw"):
+                    with pytest.raises(RuleError, match=r"C-5\.3"):
+                        hand.act(Action(p, "withdraw"))
+            assert json.dumps(hand.view(None), default=str) == before
         player = rng.choice(movers)
         if rng.random() < 0.08 and (player in waiting or hand.phase == "vote"):
             action = Action(player, "timeout")
+        elif player in dropped and rng.random() < 0.3:
+            action = dropped[player]
         else:  # folds are drawn less often, so that hands go on to looks, deals and Svaras
             legal = hand.legal(player)
             keep = [o for o in legal if o.do != "fold"] if rng.random() < 0.8 else legal
@@ -220,6 +231,8 @@ def test_random_legal_play(table: Table) -> None:
         {e.kind for e in hand.events} & {"look", "svara", "propose", "dark", "split"}
     ):
         note(kind)  # shows with --hypothesis-show-statistics how much play was covered
+    if any(a.do == "withdraw" for a in actions):
+        note("withdraw")
     result = hand.result()
     assert sum(result.balances.values()) + result.rake == total
     assert result.winners and set(result.winners) <= set(hand.participants)
@@ -391,6 +404,37 @@ def test_a_vote_timeout_is_the_proposers() -> None:
     assert hand.view(None)["timed_out"] == ["boris"]
 
 
+def test_a_disconnected_proposer_withdraws_and_his_turn_goes_on() -> None:
+    """C-5.3: the proposer's disconnect (the server's `withdraw`) cancels the vote at once;
+    the turn stays his, without a second proposal (C-5.2), and nobody timed out (C-1.7)."""
+    hand = four()
+    play(hand, "boris bet 10", "vera fold", "gleb bet 10", "anna bet 10", "boris propose cook")
+    assert hand.disconnect_action("boris") == Action("boris", "withdraw")
+    events = hand.act(Action("boris", "withdraw"))
+    assert [e.as_json() for e in events] == [
+        {"kind": "vote_cancelled", "player": "boris", "deal": "cook", "why": "disconnect"}
+    ]
+    view = hand.view("boris")
+    assert (view["phase"], view["turn"], view["timed_out"]) == ("betting", "boris", [])
+    assert hand.awaiting() == ("boris",) and "vote" not in view
+    assert [o["do"] for o in view["legal"]] == ["give_on", "give_on", "give_on", "look", "fold"]
+    assert hand.disconnect_action("boris") is None
+
+
+def test_a_disconnect_answers_the_vote_only_for_those_still_in_it() -> None:
+    """C-5.3: a voter still to answer refuses; one who has agreed, a folded player and
+    anyone outside a vote are left to their timers."""
+    hand = four()
+    play(hand, "boris bet 10", "vera fold", "gleb bet 10", "anna bet 10")
+    assert {p: hand.disconnect_action(p) for p in hand.names} == dict.fromkeys(hand.names)
+    play(hand, "boris propose split", "gleb agree")
+    assert [hand.disconnect_action(p) for p in ("anna", "gleb", "vera")] == [
+        Action("anna", "refuse"),
+        None,
+        None,
+    ]
+
+
 def test_every_payment_is_a_transfer_and_an_event_with_its_amount() -> None:
     """C-0.3, C-2.1: the ledger gets one transfer per payment and the award; the events
     carry the amounts."""
@@ -463,6 +507,27 @@ REFUSALS: list[tuple[str, str | None, tuple[str, ...], str, str]] = [
     ("join outside a Svara", None, (), "boris join", "boris may not join"),
     ("dark_on outside a Svara", "boris", (), "vera dark_on", "vera may not dark_on"),
     ("timeout of another", None, (), "vera timeout", "it is not vera's turn"),
+    (
+        "withdraw outside a vote",
+        None,
+        ("boris bet 10", "vera fold", "gleb fold", "anna bet 10"),
+        "boris withdraw",
+        "boris has no proposal to withdraw: no vote is open (C-5.3)",
+    ),
+    (
+        "withdraw by a voter",
+        None,
+        ("boris bet 10", "vera fold", "gleb fold", "anna bet 10", "boris propose split"),
+        "anna withdraw",
+        "only the proposer boris withdraws the proposal (C-5.3)",
+    ),
+    (
+        "withdraw with an amount",
+        None,
+        ("boris bet 10", "vera fold", "gleb fold", "anna bet 10", "boris propose split"),
+        "boris withdraw 10",
+        "a withdraw carries no amount and no deal",
+    ),
     (
         "a second proposal after a refusal",
         None,
