@@ -145,6 +145,19 @@ class Turn:
     token: int
 
 
+@dataclass
+class Told:
+    """What one version's `table:state` tells every viewer alike, built once per version
+    (issue 10: not once per watcher). `head` runs from `table` to `queue`, `tail` holds
+    `turn`, `last` and `history`; `public_hand` is the hand as every non-participant sees
+    it (`view(None)`), made on first need."""
+
+    head: dict[str, Any]
+    gathering: dict[str, Any] | None
+    tail: dict[str, Any]
+    public_hand: dict[str, Any] | None = None
+
+
 def continued_deals(stored: Sequence[Deal], deck: Sequence[Any]) -> DealSource:
     """The recorded deals of a hand first (replay after a restart), then fresh shuffles."""
     pending = deque(stored)
@@ -802,29 +815,33 @@ class LiveTable:
         return Event(kind, player, data)
 
     def _changed(self, events: list[Event], skip: str | None = None) -> None:
-        """A new version: every watcher gets his own state with the news he may see."""
+        """A new version: every watcher gets his own state with the news he may see. What
+        every viewer is told alike is built once, and only his own parts per viewer."""
         self.version += 1
         self.news.append((self.version, events))
         if self.occupancy() != self._occupancy:
             self._occupancy = self.occupancy()
             self.services.seats_changed(self.id)
+        told = self._told()
         states: dict[str, dict[str, Any]] = {}
         for sid, person in list(self.watchers.items()):
             if sid == skip:
                 continue
             if person.name not in states:
-                states[person.name] = self.state_for(person.name, events)
+                states[person.name] = self._state(told, person.name, events)
             self._send(sid, "table:state", states[person.name])
 
     def state_for(self, name: str | None, events: list[Event]) -> dict[str, Any]:
         """Exactly what `name` may know (docs/protocol.md, «table:state»)."""
-        hand = self.hand
-        playing = hand is not None and name is not None and any(s.name == name for s in hand.seats)
-        member = self.member(name) if name else None
+        return self._state(self._told(), name, events)
+
+    def _told(self) -> Told:
+        """The parts of this version's state that are the same for every viewer."""
         queued = [p.name for p, _ in self.queue]
         # A bot is a watcher served in-process (`join` with a listener, app/bots/).
         bots = {p.name: p for sid, p in self.watchers.items() if sid in self.listeners}
-        return {  # the page draws the table from this alone (docs/protocol.md)
+        history = [a.as_json() for a in self.actions]
+        head = {  # the page draws the table from the state alone (docs/protocol.md)
             "table": self.id,
             "version": self.version,
             "now": time.time(),
@@ -858,25 +875,51 @@ class LiveTable:
                 for m in self.seats
             ],
             "queue": queued,
+        }
+        return Told(
+            head=head,
+            gathering={"deadline": self.gather_deadline, "extended": self.extended}
+            if self.gathering
+            else None,
+            tail={
+                "turn": None
+                if self.turn is None
+                else {"awaiting": sorted(self.turn.awaiting), "deadline": self.turn.deadline},
+                "last": history[-3:],
+                "history": history,
+            },
+        )
+
+    def _state(self, told: Told, name: str | None, events: list[Event]) -> dict[str, Any]:
+        """`name`'s state: what everyone is told, with his `you`, his view of the hand and
+        the news he may see, in the order docs/protocol.md lists the fields."""
+        member = self.member(name) if name else None
+        queued: list[str] = told.head["queue"]
+        return {
+            **told.head,
             "you": {
                 "name": name,
                 "seat": member.seat if member else None,
                 "queue": queued.index(name) + 1 if name in queued else None,
                 "can": self._can(member, name in queued),
             },
-            "gathering": {"deadline": self.gather_deadline, "extended": self.extended}
-            if self.gathering
-            else None,
-            "hand": None
-            if hand is None
-            else {"id": self.hand_id, **hand.view(name if playing else None)},
-            "turn": None
-            if self.turn is None
-            else {"awaiting": sorted(self.turn.awaiting), "deadline": self.turn.deadline},
-            "last": [a.as_json() for a in self.actions[-3:]],
-            "history": [a.as_json() for a in self.actions],
+            "gathering": told.gathering,
+            "hand": self._hand_seen(told, name),
+            **told.tail,
             "news": [e.as_json() for e in events if e.visible_to(name)],
         }
+
+    def _hand_seen(self, told: Told, name: str | None) -> dict[str, Any] | None:
+        """The hand as `name` sees it: a participant his own `view(name)`, anyone else the
+        public view, which is made once per version and shared."""
+        hand = self.hand
+        if hand is None:
+            return None
+        if name is not None and any(s.name == name for s in hand.seats):
+            return {"id": self.hand_id, **hand.view(name)}
+        if told.public_hand is None:
+            told.public_hand = {"id": self.hand_id, **hand.view(None)}
+        return told.public_hand
 
     def _can(self, member: Member | None, queued: bool) -> list[str]:
         """The table-level buttons open to the viewer (the hand's are in `hand.legal`)."""
