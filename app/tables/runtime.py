@@ -21,7 +21,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.engine import games
-from app.engine.hand import Action, Deal, DealSource, Event, Hand, RuleError, Seat, shuffled_deals
+from app.engine.hand import (
+    DECLARED,
+    Action,
+    Deal,
+    DealSource,
+    Event,
+    Hand,
+    RuleError,
+    Seat,
+    shuffled_deals,
+)
 from app.engine.handfile import HandFile, parse, record
 from app.engine.scoring import SCORERS
 from app.engine.variants import Variant
@@ -336,20 +346,20 @@ class LiveTable:
             if member is None:
                 return
             self._arm_offline(person.name)
-            self._changed([self._event("offline", person.name), *self._refuse_vote(person.name)])
+            self._changed(
+                [self._event("offline", person.name), *self._disconnect_acts(person.name)]
+            )
 
-    def _refuse_vote(self, name: str) -> list[Event]:
+    def _disconnect_acts(self, name: str) -> list[Event]:
         """C-5.3: a disconnect cancels a «Варить»/«Делить» vote: a voter who drops refuses,
-        which ends the vote while the proposer's turn goes on (C-5.2). A proposer who drops
-        keeps his turn, and with it the vote, until its timer runs out."""
+        a proposer who drops withdraws; either way the proposer's turn goes on with the rest
+        of its time (the engine says what a drop declares: `Hand.disconnect_action`)."""
         hand = self.hand
-        refuse = Action(name, "refuse")
-        if hand is None or hand.finished or name not in hand.awaiting():
-            return []
-        if not any(option.allows(refuse) for option in hand.legal(name)):
+        action = hand.disconnect_action(name) if hand is not None and not hand.finished else None
+        if action is None:
             return []
         try:
-            return self._apply(refuse) + self._advance()
+            return self._apply(action) + self._advance()
         except TableError:
             return []  # not saved: the vote stays, and its timer still ends it
 
@@ -612,8 +622,8 @@ class LiveTable:
             assert hand is not None
             if person.name not in hand.awaiting() and not hand.legal(person.name):
                 raise TableError("not_your_turn", "it is not your turn")
-            if action.do == "timeout":
-                raise TableError("illegal", "a timeout is the server's to declare")
+            if action.do in DECLARED:  # a timer ran out, a proposer dropped (C-5.3)
+                raise TableError("illegal", f"a {action.do} is the server's to declare")
             try:
                 events = self._apply(action)
             except RuleError as refused:

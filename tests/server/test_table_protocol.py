@@ -60,6 +60,9 @@ def test_malformed_and_out_of_turn_events_get_an_error_and_change_nothing(fast: 
             "illegal")  # fmt: skip
     refused(p, "table:act", {"table": table, "version": p.state["version"], "do": "timeout"},
             "illegal")  # fmt: skip
+    refused(
+        p, "table:act", {"table": table, "version": p.state["version"], "do": "withdraw"}, "illegal"
+    )  # fmt: skip  (C-5.3: declared by the server when a proposer drops)
     other.drain()
     refused(other, "table:act", {"table": table, "version": other.state["version"], "do": "fold"},
             "not_your_turn")  # fmt: skip

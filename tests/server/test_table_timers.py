@@ -9,6 +9,7 @@ from typing import Any
 from .conftest import Server
 from .tablekit import (
     FAST,
+    Player,
     balances,
     books,
     decide,
@@ -130,8 +131,9 @@ def test_the_vote_runs_in_the_rest_of_the_proposers_turn(fast: Server) -> None:
         p.close()
 
 
-def test_a_voter_who_disconnects_cancels_the_vote(fast: Server) -> None:
-    """C-5.3: a disconnect cancels the proposal; the proposer's turn goes on (C-5.2)."""
+def proposed(fast: Server) -> tuple[Player, Player]:
+    """Two players in a classic hand whose turn holder has just proposed «Варить» (C-5.1):
+    (the proposer, the voter), both seeing the vote."""
     table = new_table(fast, "classic")
     players = seat(fast, table, 2, 100)
     for p in players:
@@ -144,6 +146,32 @@ def test_a_voter_who_disconnects_cancels_the_vote(fast: Server) -> None:
     assert holder.act("propose", deal="cook") == {"ok": True}
     answerer.until(lambda s: s["hand"]["phase"] == "vote")
     holder.until(lambda s: s["hand"]["phase"] == "vote")
+    return holder, answerer
+
+
+def test_a_proposer_who_disconnects_withdraws_the_proposal(fast: Server) -> None:
+    """C-5.3: the proposer's drop cancels the vote at once (the engine's `withdraw`); his
+    turn goes on with the rest of its time, and he may come back and act."""
+    holder, voter = proposed(fast)
+    deadline = holder.state["turn"]["deadline"]
+    holder.close()
+    voter.until(lambda s: s["hand"]["phase"] == "betting")
+    cancelled = [e for e in voter.hand["events"] if e["kind"] == "vote_cancelled"]  # type: ignore[index]
+    assert [(e["player"], e["why"]) for e in cancelled] == [(holder.name, "disconnect")]
+    assert voter.state["turn"] == {"awaiting": [holder.name], "deadline": deadline}
+    assert voter.hand["legal"] == []  # type: ignore[index]
+    holder.reconnect()
+    holder.until(lambda s: s["hand"]["phase"] == "betting")
+    assert "propose" not in {o["do"] for o in holder.hand["legal"]}  # type: ignore[index]
+    assert holder.act("fold") == {"ok": True}  # C-5.2: one proposal per turn, then he folds
+    voter.until(lambda s: s["hand"]["phase"] == "finished")
+    for p in (holder, voter):
+        p.close()
+
+
+def test_a_voter_who_disconnects_cancels_the_vote(fast: Server) -> None:
+    """C-5.3: a disconnect cancels the proposal; the proposer's turn goes on (C-5.2)."""
+    holder, answerer = proposed(fast)
     answerer.close()
     holder.until(lambda s: s["hand"]["phase"] == "betting" and holder.name in s["hand"]["awaiting"])
     events = holder.hand["events"]  # type: ignore[index]
