@@ -39,6 +39,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     from . import migrations
     from .extensions import csrf, socketio
     from .models.db import EXTENSION, Database
+    from .wire import WirePacket
 
     config = dict(config or {})
     instance = settings.instance_folder(config.pop("INSTANCE", None))
@@ -63,7 +64,10 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 
     csrf.init_app(app)
     socketio.init_app(
-        app, async_mode=app.config["ASYNC_MODE"], message_queue=app.config["MESSAGE_QUEUE"]
+        app,
+        async_mode=app.config["ASYNC_MODE"],
+        message_queue=app.config["MESSAGE_QUEUE"],
+        serializer=WirePacket,  # text packets without python-socketio's binary scan
     )
     for feature in FEATURES:
         import_module(feature).init_app(app)
