@@ -11,6 +11,7 @@ timer running out feeds the engine a `timeout` action.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import secrets
 import threading
@@ -460,7 +461,9 @@ class LiveTable:
                     self._changed([self._event("dequeued", person.name, why="left")])
                     return
             events = self._stand(self._seated(person), "left")
-            self._changed(events + self._try_start())
+            with contextlib.suppress(TableError):  # not started now: the gathering timer retries
+                events += self._try_start()
+            self._changed(events)
 
     # --- between hands: ready, skip, dark (C-1.3 … C-1.6, S-1.6, B-4.1) -----------------
     def answer(self, person: Person, kind: str) -> None:
@@ -473,13 +476,22 @@ class LiveTable:
                 raise TableError("not_now", f"you already answered: {member.answer}")
             if kind != SKIP and not self.hand_cls.playable(self.variant, self.money[member.name]):
                 raise TableError("money", f"you need at least {self.variant['ante']} to play")
+            before = (self.dark, self.gathering, self.extended, self.gather_deadline)
             if kind == DARK:
                 self.dark = self._dark_choice(member)
             member.answer = kind
             events = [self._event(kind, member.name)]
             if kind != SKIP and not self.gathering:
                 events.append(self._open_gathering())
-            self._changed(events + self._try_start())
+            try:
+                events += self._try_start()
+            except TableError:  # the database refused the hand: the answer is refused too
+                member.answer = None
+                self.dark, self.gathering, self.extended, self.gather_deadline = before
+                if not self.gathering:
+                    self.scheduler.cancel((self.id, "gather"))
+                raise
+            self._changed(events)
 
     def _presumed(self) -> tuple[list[Seat], str | None]:
         """The seats that would play now (seated, not skipping) and their dealer (C-1.5)."""
@@ -551,7 +563,15 @@ class LiveTable:
                 return
             events: list[Event] = []
             if len(self._ready()) >= 2:
-                events = self._stand_silent() + self._start_hand()
+                events = self._stand_silent()
+                try:
+                    events += self._start_hand()
+                except TableError:  # the database refused the hand: another period, then again
+                    self.extended = True
+                    deadline = self._arm_gathering()
+                    return self._changed(
+                        [*events, self._event("extended", None, deadline=deadline)]
+                    )
                 if self.phase == PLAYING:
                     return self._changed(events)
             elif not self.extended:  # C-1.3: one more period
@@ -595,9 +615,13 @@ class LiveTable:
             )
         deck = SCORERS[self.game].deck
         hand = self.hand_cls(self.variant, seats, dealer, shuffled_deals(deck), dark)
-        self.hand_id = self.store.begin_hand(
-            self.id, record(hand, []), hand.transfers, self.manners.stacks
-        )
+        try:
+            self.hand_id = self.store.begin_hand(
+                self.id, record(hand, []), hand.transfers, self.manners.stacks
+            )
+        except Exception:  # locked or full (issue 10): nothing of the hand was kept
+            log.exception("table %s: could not save the new hand", self.id)
+            raise TableError("server", "the hand could not be started; try again") from None
         self.hand, self.actions, self.turn, self.settled = hand, [], None, False
         self.gathering, self.gather_deadline, self.dark = False, None, None
         self.scheduler.cancel((self.id, "gather"))

@@ -116,3 +116,68 @@ def test_the_full_disk_fixture_really_stops_writes(tmp_path: Path) -> None:
             out.flush()
     finally:
         resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+
+
+@pytest.mark.parametrize("fault", FAULTS)
+def test_a_refused_write_refuses_the_ready_that_would_start_the_hand(
+    tmp_path: Path, fault: str
+) -> None:
+    """The last «Готов» starts the hand (C-1.3); if the hand cannot be saved, that «Готов» is
+    refused (`code: server`) and not kept, and once the database writes again it starts it."""
+    server = start_server(
+        tmp_path, "eventlet", SVARA_TIMER_SCALE=str(SCALE), SVARA_DB_BUSY_TIMEOUT="0.5"
+    )
+    players: list[Player] = []
+    try:
+        table = new_table(server, "classic")
+        players = seat(server, table, 2, 1000)
+        first, last = players
+        assert first.call("table:ready") == {"ok": True}
+        last.until(lambda s: s["gathering"] is not None)
+        before = last.state
+        with FAULTS[fault](server):
+            reply = last.call("table:ready")
+            assert reply["ok"] is False and reply["code"] == "server", reply
+            assert last.event("error")["event"] == "table:ready"
+            state = last.join()["state"]
+            assert state["version"] == before["version"] and state["hand"] is None
+            assert "ready" in state["you"]["can"]  # his answer was not kept
+        assert last.call("table:ready") == {"ok": True}
+        everyone(players, lambda s: s["hand"] is not None)
+        found = books(server)
+        assert found.ok, found.problems
+        assert found.granted == found.balances + found.in_play == 2000
+    finally:
+        for p in players:
+            p.close()
+        server.stop()
+
+
+@pytest.mark.parametrize("fault", FAULTS)
+def test_a_refused_write_at_the_gathering_deadline_gathers_one_more_period(
+    tmp_path: Path, fault: str
+) -> None:
+    """C-1.3: at the deadline the ready players' hand starts; if it cannot be saved, the
+    gathering runs one more period (an `extended` event) and starts the hand after it."""
+    server = start_server(
+        tmp_path, "eventlet", SVARA_TIMER_SCALE=str(SCALE), SVARA_DB_BUSY_TIMEOUT="0.5"
+    )
+    players: list[Player] = []
+    try:
+        table = new_table(server, "classic", ready_seconds=50)  # 1 s at SCALE
+        players = seat(server, table, 3, 1000)
+        first, second, _silent = players
+        with FAULTS[fault](server):
+            assert first.call("table:ready") == {"ok": True}
+            assert second.call("table:ready") == {"ok": True}
+            first.until(lambda s: [e for e in s["news"] if e["kind"] == "extended"])
+            assert first.state["hand"] is None and first.state["gathering"]["extended"]
+        first.until(lambda s: s["hand"] is not None)
+        players_in_hand = {p["name"] for p in first.hand["players"]}  # type: ignore[index]
+        assert players_in_hand == {first.name, second.name}
+        found = books(server)
+        assert found.ok, found.problems
+    finally:
+        for p in players:
+            p.close()
+        server.stop()
