@@ -4,8 +4,12 @@ Accounts hold money in one place each: a user's balance, the house (rake), a han
 play, a player's stack at a table. A movement writes one row per account it touches (they
 share a `movement` id and sum to zero) and changes those balances with a guarded
 `UPDATE … SET balance = balance + x WHERE balance + x >= 0`, so no account ever goes below
-zero, even with the admin CLI writing from another process. The only rows that do not sum to
-zero are grants: money entering (or leaving) the system by an admin (C-0.1).
+zero, even with the admin CLI writing from another process. The only rows that do not sum
+to zero are grants: money entering (or leaving) the system by an admin (C-0.1).
+
+A table posts every applied action, and under eventlet each statement holds the whole
+process: so a write takes one UPDATE and one INSERT however many rows it makes, and a table
+may keep the accounts of a hand's parties from one action to the next (`post(parties=…)`).
 
 Everything here works inside a caller's session (`with get_db().session() as s:`), so the
 runtime can commit an applied action and its payments together (C-0.3).
@@ -15,10 +19,12 @@ from __future__ import annotations
 
 import uuid
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
-from sqlalchemy import func, update
+from sqlalchemy import ColumnElement, and_, case, func, insert, update
+from sqlalchemy.orm.util import identity_key
 from sqlmodel import Session, select
 
 from app.engine.hand import HOUSE as ENGINE_HOUSE
@@ -35,6 +41,7 @@ from app.models import (
     LedgerEntry,
     Table,
     User,
+    utcnow,
 )
 from app.variants import table_variant
 
@@ -44,26 +51,42 @@ BUY_IN = "buy_in"
 CASH_OUT = "cash_out"
 PRACTICE = "practice chips"  # the reason of the grants that make and take practice stacks
 
+# The tables themselves: the hot path writes with plain SQL, not through ORM objects.
+ACCOUNTS, LEDGER = Account.__table__, LedgerEntry.__table__  # type: ignore[attr-defined]
+
 
 class LedgerError(Exception):
     """A movement that would break the books (unknown party, overdraft, zero grant)."""
 
 
 # --- accounts ---------------------------------------------------------------------------
-def _account(s: Session, kind: str, **keys: int | None) -> Account:
-    """The account of `kind` with exactly these keys, opened (balance 0) on first use."""
-    query = select(Account).where(Account.kind == kind)
-    for column in ("user_id", "table_id", "hand_id"):
-        query = query.where(
-            getattr(Account, column).is_(None)
-            if keys.get(column) is None
-            else getattr(Account, column) == keys[column]
+def _is(column: Any, value: int | None) -> ColumnElement[bool]:
+    return column.is_(None) if value is None else column == value
+
+
+def _account_id(s: Session, kind: str, **keys: int | None) -> int:
+    """The id of the account of `kind` with exactly these keys, opened (balance 0) on first
+    use. Ids found or opened inside a transaction are only good once it commits (SQLite
+    hands a rolled-back id out again): a caller that keeps them must wait for the commit."""
+    found = s.exec(
+        select(Account.id).where(
+            Account.kind == kind,
+            *(_is(getattr(Account, c), keys.get(c)) for c in ("user_id", "table_id", "hand_id")),
         )
-    account = s.exec(query).first()
-    if account is None:
-        account = Account(kind=kind, **keys)
-        s.add(account)
-        s.flush()
+    ).first()
+    return _open(s, kind, **keys) if found is None else found
+
+
+def _open(s: Session, kind: str, **keys: int | None) -> int:
+    """A new account holding 0 (C-0.1)."""
+    opened = s.execute(insert(ACCOUNTS).values(kind=kind, balance=0, created=utcnow(), **keys))
+    return opened.inserted_primary_key[0]
+
+
+def _account(s: Session, kind: str, **keys: int | None) -> Account:
+    """The account of `kind` with exactly these keys, as an object of the session."""
+    account = s.get(Account, _account_id(s, kind, **keys))
+    assert account is not None
     return account
 
 
@@ -125,34 +148,70 @@ def move(
         raise LedgerError(f"{kind}: nothing to move")
     if not grant and sum(leg.amount for leg in legs) != 0:
         raise LedgerError(f"{kind}: the legs of a movement must sum to zero")
-    movement = uuid.uuid4().hex
-    rows = []
-    for leg in legs:
-        result = s.execute(
-            update(Account)
-            .where(Account.id == leg.account.id, Account.balance + leg.amount >= 0)
-            .values(balance=Account.balance + leg.amount)
-            .execution_options(synchronize_session=False)
+    movement = _movement(
+        [(leg.account.id, leg.amount) for leg in legs], kind, hand_id, table_id, reason
+    )
+    _write(s, movement)
+    return list(
+        s.exec(
+            select(LedgerEntry)
+            .where(LedgerEntry.movement == movement[0]["movement"])
+            .order_by(LedgerEntry.id)  # type: ignore[arg-type]
         )
-        if result.rowcount != 1:
+    )
+
+
+Entry = dict[str, Any]  # the columns of one ledger row, for one INSERT of many
+
+
+def _movement(
+    legs: Sequence[tuple[int | None, int]],
+    kind: str,
+    hand_id: int | None,
+    table_id: int | None,
+    reason: str,
+) -> list[Entry]:
+    """The rows of one movement: `(account id, amount)` legs sharing a movement id."""
+    movement, now = uuid.uuid4().hex, utcnow()
+    return [
+        {"account_id": account_id, "amount": amount, "kind": kind, "movement": movement,
+         "hand_id": hand_id, "table_id": table_id, "reason": reason, "created": now}
+        for account_id, amount in legs
+    ]  # fmt: skip
+
+
+def _write(s: Session, entries: Sequence[Entry]) -> None:
+    """Insert `entries` and move their accounts' balances: two statements however many rows.
+
+    Each account changes by the sum of its rows, guarded by `balance + x >= 0`, so what the
+    transaction commits is never below zero (an account short of money is left unchanged and
+    LedgerError raised, for `Database.session` to roll the transaction back).
+    """
+    net: dict[int, int] = defaultdict(int)
+    for entry in entries:
+        net[entry["account_id"]] += entry["amount"]
+    net = {account_id: amount for account_id, amount in net.items() if amount}
+    if net:
+        change = case(net, value=ACCOUNTS.c.id)
+        moved = s.execute(
+            update(ACCOUNTS)
+            .where(ACCOUNTS.c.id.in_(net), ACCOUNTS.c.balance + change >= 0)
+            .values(balance=ACCOUNTS.c.balance + change)
+            .returning(ACCOUNTS.c.id)
+        ).scalars()
+        short = set(net) - set(moved)
+        if short:
+            kinds = sorted({e["kind"] for e in entries if e["account_id"] in short})
             raise LedgerError(
-                f"{kind}: account {leg.account.id} ({leg.account.kind}) cannot pay {-leg.amount}"
+                f"{', '.join(kinds)}: account {', '.join(map(str, sorted(short)))} "
+                f"cannot pay {', '.join(str(-net[a]) for a in sorted(short))}"
             )
-        if leg.account in s:  # the attribute is stale now; read it again when asked
-            s.expire(leg.account, ["balance"])
-        row = LedgerEntry(
-            account_id=leg.account.id,
-            amount=leg.amount,
-            kind=kind,
-            movement=movement,
-            hand_id=hand_id,
-            table_id=table_id,
-            reason=reason,
-        )
-        s.add(row)
-        rows.append(row)
-    s.flush()
-    return rows
+        for account_id in net:  # an account object the session holds is stale now
+            held = s.identity_map.get(identity_key(Account, account_id))
+            if held is not None:
+                s.expire(held, ["balance"])
+    if entries:
+        s.execute(insert(LEDGER), list(entries))
 
 
 def transfer(
@@ -167,8 +226,7 @@ def transfer(
     reason: str = "",
 ) -> list[LedgerEntry]:
     """Move `amount` > 0 from one account to another."""
-    if amount <= 0:
-        raise LedgerError(f"{kind}: an amount must be positive, got {amount}")
+    _positive(amount, kind)
     return move(
         s,
         [Leg(source, -amount), Leg(target, amount)],
@@ -177,6 +235,11 @@ def transfer(
         table_id=table_id,
         reason=reason,
     )
+
+
+def _positive(amount: int, kind: str) -> None:
+    if amount <= 0:
+        raise LedgerError(f"{kind}: an amount must be positive, got {amount}")
 
 
 def grant(s: Session, user: User, amount: int, reason: str) -> LedgerEntry:
@@ -196,42 +259,78 @@ def post(
     table_id: int,
     stacks: bool = False,
     reason: str = "",
-) -> list[LedgerEntry]:
-    """Record the engine's `Transfer`s of one hand (app/engine/hand.py), one movement each.
+    parties: dict[str, int] | None = None,
+) -> None:
+    """Record the engine's `Transfer`s of one hand (app/engine/hand.py), one movement each,
+    in one UPDATE of the balances and one INSERT of the rows (a table posts every action).
 
     Player names are users; "pot" is this hand's pot, "house" the house. A player pays from
     and is paid to his balance (classic, C-0.2) or, with `stacks`, his stack at the table.
+    `parties` (name → account id) saves looking the accounts up again: the ones missing are
+    found (or opened) and added, so a caller may keep them for the hand's next posts once
+    this transaction has committed (`_account_id`).
     """
-    parties: dict[str, Account] = {}
-
-    def party(name: str) -> Account:
-        if name not in parties:
-            if name == ENGINE_POT:
-                parties[name] = pot_account(s, hand_id)
-            elif name == ENGINE_HOUSE:
-                parties[name] = house_account(s)
-            else:
-                user = s.exec(select(User).where(User.name == name)).first()
-                if user is None or user.id is None:
-                    raise LedgerError(f"no user named {name!r}")
-                parties[name] = (
-                    stack_account(s, user.id, table_id) if stacks else user_account(s, user.id)
-                )
-        return parties[name]
-
-    rows: list[LedgerEntry] = []
+    transfers = list(transfers)
     for t in transfers:
-        rows += transfer(
-            s,
-            party(t.source),
-            party(t.target),
-            t.amount,
-            t.kind,
-            hand_id=hand_id,
-            table_id=table_id,
-            reason=reason,
-        )
-    return rows
+        _positive(t.amount, t.kind)
+    parties = {} if parties is None else parties
+    missing = {n for t in transfers for n in (t.source, t.target)} - parties.keys()
+    if ENGINE_POT in missing:
+        parties[ENGINE_POT] = _account_id(s, POT, hand_id=hand_id)
+    if ENGINE_HOUSE in missing:
+        parties[ENGINE_HOUSE] = _account_id(s, HOUSE)
+    players = missing - {ENGINE_POT, ENGINE_HOUSE}
+    if players:
+        kind, at = _plays_from(table_id, stacks)
+        for name, (user_id, account_id, _) in _players(s, players, table_id, stacks).items():
+            parties[name] = account_id or _open(s, kind, user_id=user_id, table_id=at)
+    entries: list[Entry] = []
+    for t in transfers:
+        legs = [(parties[t.source], -t.amount), (parties[t.target], t.amount)]
+        entries += _movement(legs, t.kind, hand_id, table_id, reason)
+    _write(s, entries)
+
+
+def balances(s: Session, names: Iterable[str], table_id: int, stacks: bool) -> dict[str, int]:
+    """What each named player plays from (C-0.2, S-1.5), read in one SELECT; an account not
+    opened yet holds 0."""
+    return {
+        name: amount or 0 for name, (_, _, amount) in _players(s, names, table_id, stacks).items()
+    }
+
+
+def _plays_from(table_id: int, stacks: bool) -> tuple[str, int | None]:
+    """The kind and table of the account a player pays from: his balance (C-0.2) or, with
+    `stacks`, his stack at the table (S-1.5)."""
+    return (STACK, table_id) if stacks else (USER, None)
+
+
+def _players(
+    s: Session, names: Iterable[str], table_id: int, stacks: bool
+) -> dict[str, tuple[int, int | None, int | None]]:
+    """Name → (user id, account id, balance) of the account each named user plays from, in
+    one SELECT; account and balance are None where it is not opened yet. Raises LedgerError
+    for a name that is no user."""
+    names = set(names)
+    kind, at = _plays_from(table_id, stacks)
+    account = and_(
+        Account.user_id == User.id,
+        Account.kind == kind,
+        _is(Account.table_id, at),
+        Account.hand_id.is_(None),  # type: ignore[union-attr]
+    )
+    query = (
+        select(User.name, User.id, Account.id, Account.balance)
+        .outerjoin(Account, account)
+        .where(User.name.in_(names))  # type: ignore[attr-defined]
+    )
+    found = {
+        name: (user_id, account_id, amount) for name, user_id, account_id, amount in s.exec(query)
+    }
+    unknown = sorted(names - found.keys())
+    if unknown:
+        raise LedgerError(f"no user named {unknown[0]!r}")
+    return found
 
 
 def practice_table(s: Session, table_id: int) -> bool:

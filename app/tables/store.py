@@ -5,13 +5,20 @@ dark, deals, actions) in `HandRecord.hand_file`, with the action log also in
 `HandRecord.actions`; each applied action is committed in one transaction with the ledger
 rows of its payments (C-0.3, C-8.5). That is everything a restart needs to replay the hand or
 refund it.
+
+Under eventlet every statement holds the whole process, so an action costs what it must and
+no more: the UPDATE of the balances, the INSERT of the ledger rows and the UPDATE of the hand
+row. The store remembers, for each hand in play, its table and the accounts of its parties
+(`_Hand`), and learns them only from committed transactions.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
+from sqlalchemy import update
 from sqlmodel import Session, select
 
 from app import ledger
@@ -31,12 +38,28 @@ from app.models import (
 )
 from app.variants import table_variant
 
+# The hands table itself: an action updates its hand's row in place, without loading it.
+HANDS = HandRecord.__table__  # type: ignore[attr-defined]
+
+
+@dataclass
+class _Hand:
+    """What the store keeps of a hand in play so that an action need not look it up: its
+    table and its parties' accounts (name → id, see `ledger.post`). Only what a committed
+    transaction found goes in: an account opened by a transaction rolled back does not
+    exist, and SQLite would give its id to the next one. A kept id stays right because an
+    account is never deleted and its keys (kind, user, table, hand) never change."""
+
+    table_id: int
+    parties: dict[str, int] = field(default_factory=dict)
+
 
 class TableStore:
     """The database side of every live table of this process."""
 
     def __init__(self, db: Database):
         self.db = db
+        self._hands: dict[int, _Hand] = {}  # the hands in play, by id
 
     # --- tables and money ---------------------------------------------------------------
     def open_tables(self) -> list[tuple[Table, Variant]]:
@@ -53,17 +76,8 @@ class TableStore:
 
     def money(self, table_id: int, names: Iterable[str], stacks: bool) -> dict[str, int]:
         """What each player plays from: his balance (C-0.2) or his stack here (S-1.5)."""
-        out = {}
         with self.db.session() as s:
-            for name in names:
-                user_id = self._user_id(s, name)
-                account = (
-                    ledger.stack_account(s, user_id, table_id)
-                    if stacks
-                    else ledger.user_account(s, user_id)
-                )
-                out[name] = ledger.balance(s, account)
-        return out
+            return ledger.balances(s, names, table_id, stacks)
 
     def covers(self, table_id: int, user_id: int, stack: int) -> bool:
         """Whether the user may sit down with `stack` (S-1.5): his balance covers it, or
@@ -116,13 +130,22 @@ class TableStore:
         self, table_id: int, doc: dict[str, Any], transfers: Sequence[Transfer], stacks: bool
     ) -> int:
         """A new hand in play with its antes paid, in one transaction; returns its id."""
+        hand = _Hand(table_id)
         with self.db.session() as s:
             record = HandRecord(table_id=table_id, status=PLAYING, hand_file=doc, actions=[])
             s.add(record)
             s.flush()
             assert record.id is not None
-            ledger.post(s, transfers, hand_id=record.id, table_id=table_id, stacks=stacks)
-            return record.id
+            ledger.post(
+                s,
+                transfers,
+                hand_id=record.id,
+                table_id=table_id,
+                stacks=stacks,
+                parties=hand.parties,
+            )
+        self._hands[record.id] = hand
+        return record.id
 
     def record(
         self,
@@ -134,14 +157,31 @@ class TableStore:
     ) -> None:
         """One applied action: the hand so far and its payments, committed together."""
         with self.db.session() as s:
-            record = s.get(HandRecord, hand_id)
-            assert record is not None
-            ledger.post(s, transfers, hand_id=hand_id, table_id=record.table_id, stacks=stacks)
-            record.hand_file = doc
-            record.actions = doc["actions"]
-            if finished:
-                record.status, record.finished = FINISHED, utcnow()
-            s.add(record)
+            kept = self._hands.get(hand_id)
+            if kept is None:  # a hand resumed after a restart
+                kept = _Hand(
+                    s.exec(select(HandRecord.table_id).where(HandRecord.id == hand_id)).one()
+                )
+            hand = _Hand(kept.table_id, dict(kept.parties))  # a copy until committed
+            ledger.post(
+                s,
+                transfers,
+                hand_id=hand_id,
+                table_id=hand.table_id,
+                stacks=stacks,
+                parties=hand.parties,
+            )
+            done = {"status": FINISHED, "finished": utcnow()} if finished else {}
+            s.execute(
+                update(HANDS)
+                .where(HANDS.c.id == hand_id)
+                .values(hand_file=doc, actions=doc["actions"], **done)
+            )
+        # Committed: what this transaction found is now safe to keep (`_Hand`).
+        if finished:
+            self._hands.pop(hand_id, None)
+        else:
+            self._hands[hand_id] = hand
 
     def unfinished_hands(self) -> list[HandRecord]:
         with self.db.session() as s:
@@ -164,6 +204,7 @@ class TableStore:
             ledger.refund(s, hand_id, reason)
             record.status, record.finished = CANCELLED, utcnow()
             s.add(record)
+        self._hands.pop(hand_id, None)
 
     # --- helpers ------------------------------------------------------------------------
     def user_ids(self, names: Iterable[str]) -> dict[str, int]:
