@@ -40,6 +40,9 @@ DEFAULTS: dict[str, Any] = {
     "MESSAGE_QUEUE": None,
     "SHARD": "0/1",
     "AUTO_MIGRATE": True,
+    # Sockets served at once (each player's page holds one; eventlet's own default is 1,024)
+    # and so the open-files limit `svara serve` raises itself to (docs/hosting.md).
+    "MAX_CONNECTIONS": 4096,
     "LOGIN_ATTEMPTS": 5,  # failed logins per IP and name ...
     "LOGIN_WINDOW": 300,  # ... within this many seconds
     "CHAT_MAX_LENGTH": 300,

@@ -8,6 +8,7 @@ the port is listening, so whoever started the server (a person, a test) may conn
 from __future__ import annotations
 
 import os
+import resource
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -105,6 +106,7 @@ def run(app: Any, host: str, port: int, ready: Any, tls: TlsFiles | None = None)
     """Listen (HTTPS with `tls`), call `ready(address)` with the real port, then serve until
     interrupted."""
     async_mode = app.config["ASYNC_MODE"]
+    open_files_for(int(app.config["MAX_CONNECTIONS"]))
     try:
         if async_mode == "eventlet":
             import eventlet
@@ -117,7 +119,9 @@ def run(app: Any, host: str, port: int, ready: Any, tls: TlsFiles | None = None)
                 listener = eventlet.wrap_ssl(
                     listener, certfile=str(tls.cert), keyfile=str(tls.key), server_side=True
                 )
-            eventlet.wsgi.server(listener, app, log_output=False)
+            eventlet.wsgi.server(
+                listener, app, log_output=False, max_size=app.config["MAX_CONNECTIONS"]
+            )
         elif async_mode == "threading":
             import logging
 
@@ -134,6 +138,20 @@ def run(app: Any, host: str, port: int, ready: Any, tls: TlsFiles | None = None)
             raise click.UsageError(f"{ASYNC_MODE_ENV}={async_mode}: use eventlet or threading")
     except KeyboardInterrupt:
         click.echo("Svara stopped.")
+
+
+def open_files_for(connections: int) -> int:
+    """Raise this process's soft limit of open files so that `connections` sockets (plus the
+    database, the voice socket, logs: a margin of 256) fit, never above the hard limit; many
+    systems start services at 1,024, fewer than a full server's players. Returns the limit."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = connections + 256
+    if hard != resource.RLIM_INFINITY:
+        wanted = min(wanted, hard)
+    if wanted > soft:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+        return wanted
+    return soft
 
 
 @contextmanager

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import resource
 import socket
 import stat
 import subprocess
@@ -74,6 +75,26 @@ def test_a_database_url_from_the_environment(tmp_path: Path) -> None:
     with db.session() as s:
         assert s.exec(select(User.name)).all() == ["admin"]
     db.dispose()
+
+
+def test_serve_raises_its_open_files_limit_for_its_connections(tmp_path: Path) -> None:
+    """A service started with the common soft limit of 1,024 open files could not hold a full
+    server's sockets: `svara serve` raises its own soft limit to MAX_CONNECTIONS + 256
+    (within the hard limit). The same number is eventlet's `max_size`; benchmarks/bench_load
+    holds 1,000 players' sockets on one process."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    assert hard == resource.RLIM_INFINITY or hard >= 3000 + 256, "this machine cannot test it"
+    resource.setrlimit(resource.RLIMIT_NOFILE, (1024, hard))
+    try:  # the server inherits 1,024
+        server = start_server(tmp_path, "eventlet", SVARA_MAX_CONNECTIONS="3000")
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    try:
+        limits = (Path("/proc") / str(server.process.pid) / "limits").read_text()
+        row = next(line for line in limits.splitlines() if line.startswith("Max open files"))
+        assert row.split()[3] == str(3000 + 256)
+    finally:
+        server.stop()
 
 
 @pytest.mark.parametrize("async_mode", ASYNC_MODES)
