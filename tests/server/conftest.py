@@ -6,14 +6,16 @@ events are waited for in queues with timeouts.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import queue
 import re
 import signal
+import ssl
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Coroutine, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -157,8 +159,8 @@ class Browser:
 class Client:
     """A python-socketio client that records every event into a queue."""
 
-    def __init__(self) -> None:
-        self.sio = socketio.Client(reconnection=False)
+    def __init__(self, sio: socketio.Client | socketio.AsyncClient | None = None) -> None:
+        self.sio = sio or socketio.Client(reconnection=False)
         self.events: queue.Queue[tuple[str, Any]] = queue.Queue()
         self.seen: list[tuple[str, Any]] = []
         self.disconnected = threading.Event()
@@ -196,6 +198,43 @@ class Client:
         consumed. Nothing in a test depends on the end of this, so it ends in the background."""
         if self.sio.connected:
             threading.Thread(target=self.sio.disconnect, daemon=True).start()
+
+
+class TlsClient(Client):
+    """A client over wss:// that trusts exactly `cert` (the server's own).
+
+    Not the threaded client: python-engineio's reads and writes one `ssl.SSLSocket` from two
+    threads at once, which now and then corrupts the TLS state so that an ack the server sent
+    never arrives (python-engineio issue #461; OpenSSL objects are not thread-safe). The
+    asyncio client does both on its one loop thread; the calls here wait for it.
+    """
+
+    def __init__(self, cert: Path) -> None:
+        context = ssl.create_default_context(cafile=str(cert))
+        super().__init__(
+            socketio.AsyncClient(reconnection=False, websocket_extra_options={"ssl": context})
+        )
+        self.loop = asyncio.new_event_loop()
+        threading.Thread(target=self.loop.run_forever, daemon=True).start()
+
+    def _run(self, coroutine: Coroutine[Any, Any, Any]) -> Any:
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(2 * WAIT)
+
+    def connect(self, url: str, cookie: str) -> None:
+        self._run(
+            self.sio.connect(
+                url, headers={"Cookie": cookie}, transports=["websocket"], wait_timeout=WAIT
+            )
+        )
+
+    def call(self, event: str, data: Any = None) -> Any:
+        return self._run(self.sio.call(event, data, timeout=WAIT))
+
+    def close(self) -> None:
+        """Disconnect, then end the loop thread."""
+        if self.sio.connected:
+            self._run(self.sio.disconnect())
+        self.loop.call_soon_threadsafe(self.loop.stop)
 
 
 @pytest.fixture

@@ -31,6 +31,7 @@ from .conftest import (
     Browser,
     Client,
     Server,
+    TlsClient,
     start_server,
     unique_name,
 )
@@ -57,12 +58,9 @@ def sfu_pids(server: Server) -> list[int]:
     return pids
 
 
-def tls_socket(browser: Browser, cert: Path) -> Client:
+def tls_socket(browser: Browser, cert: Path) -> TlsClient:
     """A Socket.IO client over wss:// that trusts exactly the server's own certificate."""
-    client = Client()
-    session = requests.Session()
-    session.verify = str(cert)
-    client.sio.eio.http = session
+    client = TlsClient(cert)
     client.connect(browser.url, browser.cookie_header())
     return client
 
