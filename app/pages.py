@@ -19,6 +19,7 @@ from flask import Blueprint, Flask, abort, jsonify, render_template, request
 from app.auth.service import login_required
 from app.engine.games import GAMES
 from app.engine.scoring import ABSOLUTE_KEY, SCORERS
+from app.forms import form_error_key
 from app.models import Table, get_db
 from app.tables.chat import PHRASES
 from app.variants import table_variant
@@ -202,3 +203,4 @@ def scores(game: str) -> Any:
 
 def init_app(app: Flask) -> None:
     app.register_blueprint(bp)
+    app.jinja_env.globals["form_error_key"] = form_error_key

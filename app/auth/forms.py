@@ -2,24 +2,25 @@
 
 from __future__ import annotations
 
-from flask_wtf import FlaskForm
 from wtforms import PasswordField, StringField
 from wtforms.validators import DataRequired, EqualTo, Length
 
+from app.forms import Form
 
-class LoginForm(FlaskForm):
+
+class LoginForm(Form):
     name = StringField("Имя", validators=[DataRequired(), Length(max=64)])
     password = PasswordField("Пароль", validators=[DataRequired(), Length(max=256)])
 
 
-class RegisterForm(FlaskForm):
+class RegisterForm(Form):
     name = StringField("Имя", validators=[DataRequired(), Length(max=64)])
     password = PasswordField("Пароль", validators=[DataRequired(), Length(max=256)])
     confirm = PasswordField(
         "Пароль ещё раз",
-        validators=[DataRequired(), EqualTo("password", message="Пароли не совпадают")],
+        validators=[DataRequired(), EqualTo("password")],
     )
 
 
-class LogoutForm(FlaskForm):
+class LogoutForm(Form):
     """No fields: only the CSRF token, so another site cannot log a player out."""

@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Blueprint, redirect, render_template, url_for
-from flask_wtf import FlaskForm
 from wtforms import BooleanField, IntegerField, SelectField, StringField
 from wtforms.validators import DataRequired, Length, NumberRange, Optional
 
 from app.auth.service import current_user, login_required
 from app.engine.variants import VariantError
+from app.forms import Form
 from app.models import get_db
 from app.variants import variant_names
 
@@ -19,7 +19,7 @@ from .service import create_table, get_lobby
 bp = Blueprint("lobby", __name__)
 
 
-class TableForm(FlaskForm):
+class TableForm(Form):
     name = StringField("Название", validators=[DataRequired(), Length(max=64)])
     variant = SelectField("Вариант", validators=[DataRequired()])
     seats = IntegerField("Мест", validators=[Optional(), NumberRange(min=2, max=8)])

@@ -37,6 +37,12 @@ const RU = {
   "err.chat": "Сообщение не отправлено",
   "err.server": "Сервер не смог сохранить ход, попробуйте ещё раз",
   "err.refused": "Сервер отклонил запрос",
+  // field errors of the forms (app/forms.py TEXTS)
+  "form.required": "Заполните это поле",
+  "form.too_long": "Слишком длинное значение",
+  "form.range": "Число вне допустимых пределов",
+  "form.mismatch": "Пароли не совпадают",
+  "form.invalid": "Неверное значение",
   reconnecting: "нет соединения · переподключение…",
   "game.classic": "классика, 37 карт",
   "game.shaha36": "36 карт, шаха",
@@ -245,6 +251,11 @@ const EN = {
   "err.chat": "The message was not sent",
   "err.server": "The server could not save that, try again",
   "err.refused": "The server refused the request",
+  "form.required": "Fill in this field",
+  "form.too_long": "Too long",
+  "form.range": "The number is out of range",
+  "form.mismatch": "The passwords do not match",
+  "form.invalid": "Invalid value",
   reconnecting: "no connection · reconnecting…",
   "game.classic": "classic, 37 cards",
   "game.shaha36": "36 cards, shaha",
@@ -449,4 +460,5 @@ export function translatePage(root, lang) {
     el.title = text;
   }
   root.documentElement.lang = lang;
+  root.documentElement.classList.remove("translating"); // shown now (see _pwa_head.html)
 }

@@ -226,20 +226,21 @@ def test_a_refused_login_or_registration_says_why_in_the_chosen_language(
     crowd: Crowd, chromium: Browser
 ) -> None:
     """The server's refusals of the account forms (app/auth: a wrong password, a reserved or
-    taken name) show in Russian by default and in English after the switch."""
+    taken name; a field's error, app/forms.py: the password typed twice differently) show in
+    Russian by default and in English after the switch."""
     taken = crowd.add(DESKTOP, "taken").name
     for lang, label, words in (
         ("ru", "Русский", ("Неверное имя или пароль", "Имя «pot» зарезервировано",
-                           f"Имя «{taken}» уже занято")),
+                           f"Имя «{taken}» уже занято", "Пароли не совпадают")),
         ("en", "English", ("Wrong name or password", "The name «pot» is reserved",
-                           f"The name «{taken}» is taken")),
+                           f"The name «{taken}» is taken", "The passwords do not match")),
     ):  # fmt: skip
         context = chromium.new_context(viewport=DESKTOP, locale="ru-RU")
         context.set_default_timeout(TIMEOUT_MS)
         page = context.new_page()
         try:
             choose_language(page, crowd.server.url, label)
-            wrong, reserved, in_use = words
+            wrong, reserved, in_use, mismatch = words
             page.goto(crowd.server.url + "/login")
             page.fill("input[name=name]", unique_name("nobody"))
             page.fill("input[name=password]", PASSWORD)
@@ -253,5 +254,58 @@ def test_a_refused_login_or_registration_says_why_in_the_chosen_language(
                 page.click("form button[type=submit]")
                 pw_expect(page.locator(".form-error")).to_have_text(said)
                 pw_expect(page.locator("html")).to_have_attribute("lang", lang)
+            page.fill("input[name=name]", unique_name("twice"))
+            page.fill("input[name=password]", PASSWORD)
+            page.fill("input[name=confirm]", PASSWORD + "!")
+            page.click("form button[type=submit]")
+            pw_expect(page.locator(".field-confirm .field-error")).to_have_text(mismatch)
         finally:
             context.close()
+
+
+# Records, from the first script of the page on, whether <html> was marked `translating`
+# when <body> came into the document and whether the page was ever painted before that mark
+# went (a `requestAnimationFrame` callback runs before each paint).
+FIRST_PAINT = """() => {
+  window.__svara = { atBody: null, paintedRussian: false };
+  new MutationObserver((_, observer) => {
+    if (document.body) {
+      window.__svara.atBody = document.documentElement.classList.contains("translating");
+      observer.disconnect();
+    }
+  }).observe(document, { childList: true, subtree: true });
+  const frame = () => {
+    const html = document.documentElement;
+    if (document.body && !html.classList.contains("translating") && html.lang === "ru"
+        && document.body.checkVisibility()) window.__svara.paintedRussian = true;
+    if (html.lang !== "en") requestAnimationFrame(frame);
+  };
+  requestAnimationFrame(frame);
+}"""
+
+
+def test_english_pages_never_show_their_russian_words_first(web: Server, chromium: Browser) -> None:
+    """The pages are rendered in Russian and translated in the browser; with English chosen,
+    the page stays unseen (`html.translating`, _pwa_head.html) until it is translated, so
+    the Russian words never flash; with Russian chosen nothing is hidden."""
+    context = chromium.new_context(viewport=DESKTOP, locale="ru-RU")
+    context.set_default_timeout(TIMEOUT_MS)
+    page = context.new_page()
+    try:
+        choose_language(page, web.url, "English")
+        page.add_init_script(f"({FIRST_PAINT})();")
+        for path in ("/login", "/register"):
+            page.goto(web.url + path)
+            pw_expect(page.locator("html")).to_have_attribute("lang", "en")
+            pw_expect(page.locator("html")).not_to_have_class(re.compile(r"translating"))
+            assert page.evaluate("() => window.__svara") == {
+                "atBody": True,
+                "paintedRussian": False,
+            }, path
+            assert russian_left(page) == []
+        choose_language(page, web.url, "Русский")
+        page.goto(web.url + "/login")
+        pw_expect(page.locator("h1")).to_have_text("Вход")
+        assert page.evaluate("() => window.__svara.atBody") is False
+    finally:
+        context.close()
