@@ -52,7 +52,9 @@ def test_the_session_cookie_is_httponly_and_samesite_lax(browser: Browser) -> No
         ("a", "long enough", "long enough", "2 to 24"),
         ("bad name", "long enough", "long enough", "letters, digits"),
         ("shortpw", "short", "short", "не короче 8"),
-        ("mismatch", "long enough", "long enough!", "Пароли не совпадают"),
+        ("mismatch", "long enough", "long enough!", 'data-i18n="form.mismatch">Пароли не'),
+        ("", "long enough", "long enough", 'data-i18n="form.required">Заполните это поле'),
+        ("x" * 65, "long enough", "long enough", 'data-i18n="form.too_long">Слишком длинное'),
     ],
 )
 def test_register_refuses(
@@ -63,6 +65,7 @@ def test_register_refuses(
     )
     assert response.status_code == 400
     assert message in response.text
+    assert "This field" not in response.text and "Field cannot" not in response.text  # WTForms'
     assert (
         "session" not in browser.http.cookies
         or browser.http.get(browser.url + "/", allow_redirects=False, timeout=WAIT).status_code
