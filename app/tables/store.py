@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import update
+from sqlalchemy import bindparam, update
 from sqlmodel import Session, select
 
 from app import ledger
@@ -38,8 +38,9 @@ from app.models import (
 )
 from app.variants import table_variant
 
-# The hands table itself: an action updates its hand's row in place, without loading it.
+# An action saves its hand's row in place, without loading it: the columns given, by id.
 HANDS = HandRecord.__table__  # type: ignore[attr-defined]
+SAVE_HAND = update(HANDS).where(HANDS.c.id == bindparam("hand"))
 
 
 @dataclass
@@ -173,9 +174,7 @@ class TableStore:
             )
             done = {"status": FINISHED, "finished": utcnow()} if finished else {}
             s.execute(
-                update(HANDS)
-                .where(HANDS.c.id == hand_id)
-                .values(hand_file=doc, actions=doc["actions"], **done)
+                SAVE_HAND, {"hand": hand_id, "hand_file": doc, "actions": doc["actions"], **done}
             )
         # Committed: what this transaction found is now safe to keep (`_Hand`).
         if finished:
