@@ -525,3 +525,11 @@ def register_events(
         required={**table, "on": bool},
     )
     register("voice:leave", seated(lambda t, name, seats, p: hub.leave(t, name)), required=table)
+    # Who is in the voice, for a seated page that has not joined it (yet): its marks by the
+    # seats from the start, kept current by the table's voice:member events. The web
+    # process's own state: answered while the SFU restarts, and empty with voice off.
+    register(
+        "voice:members",
+        seated(lambda t, name, seats, p: {"ok": True, "members": hub.members(t)}),
+        required=table,
+    )

@@ -6,11 +6,14 @@
 // gives, normally its Socket.IO connection with acks (docs/voice-protocol.md):
 //
 //   const voice = new Voice({ table, signal: (event, payload) => emitWithAck(event, payload),
-//                             onSlots, onLevel, onState, onMembers });
+//                             onSlots, onState, onMembers });
 //   socket.on("voice:slots", (p) => voice.handle("voice:slots", p));   // and the others
 //   await voice.start();          // from a click: it asks for the mic and starts playback
 //   await voice.start({ mic: false });  // listen only: the mic is opened at setMic(true)
 //   voice.setMic(false); voice.setListen(false); voice.stop();
+//
+// Who is in the voice and who speaks (voice:member, voice:levels, voice:members) are the
+// table page's marks, shown to every seated page whether it joined or not: not handled here.
 
 const GATHER_TIMEOUT_MS = 3000;
 
@@ -45,18 +48,16 @@ export class Voice {
    * @param {number} options.table            the table id
    * @param {(event: string, payload: object) => Promise<object>} options.signal
    * @param {(slots: Map<string, string|null>) => void} [options.onSlots]  mid → player
-   * @param {(player: string, level: number) => void} [options.onLevel]   level 0..1
    * @param {(state: string) => void} [options.onState]  connecting/connected/failed/closed
    * @param {(members: object) => void} [options.onMembers]  {name: {mic, listen}} of everyone
    *   in the voice when we join (later changes come as the table's voice:member events)
    * @param {HTMLElement} [options.audioParent]  where the slots' <audio> elements go
    * @param {MediaStreamConstraints} [options.constraints]
    */
-  constructor({ table, signal, onSlots, onLevel, onState, onMembers, audioParent, constraints }) {
+  constructor({ table, signal, onSlots, onState, onMembers, audioParent, constraints }) {
     this.table = table;
     this.signal = signal;
     this.onSlots = onSlots || (() => {});
-    this.onLevel = onLevel || (() => {});
     this.onState = onState || (() => {});
     this.onMembers = onMembers || (() => {});
     this.audioParent = audioParent || document.body;
@@ -149,14 +150,12 @@ export class Voice {
     await ask(this.signal, "voice:listen", { table: this.table, on });
   }
 
-  /** Feed a server event (voice:slots, voice:levels, voice:peer, voice:restart). */
+  /** Feed a server event (voice:slots, voice:peer, voice:restart). */
   handle(event, payload) {
     if (payload.table !== this.table) return;
     if (event === "voice:slots") {
       this.slots = new Map(payload.slots.map((s) => [s.mid, s.player]));
       this.onSlots(this.slots);
-    } else if (event === "voice:levels") {
-      for (const [player, level] of Object.entries(payload.levels)) this.onLevel(player, level);
     } else if (event === "voice:peer") {
       this.onState(payload.state);
     } else if (event === "voice:restart" && this.pc) {

@@ -5,6 +5,7 @@ const RU = {
   // top bar and panels
   mic: "Микрофон",
   listen: "Звук",
+  in_voice: "в голосовом чате",
   mic_off: "микрофон выключен",
   listen_off: "не слушает",
   voice_failed: "Голосовой чат недоступен",
@@ -220,6 +221,7 @@ const RU = {
 const EN = {
   mic: "Mic",
   listen: "Sound",
+  in_voice: "in voice chat",
   mic_off: "mic off",
   listen_off: "not listening",
   voice_failed: "Voice chat is unavailable",

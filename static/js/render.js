@@ -37,7 +37,10 @@ const BAR_ORDER = [
   "raise", "blind", "dark", "show", "propose",
 ];
 
-// The muted-mic and not-listening icons of a seat (ui.md), as in the top bar.
+// A seat's voice icons (ui.md), as in the top bar: in the voice (mic on), mic off, not
+// listening.
+const ICON_MIC =
+  '<svg viewBox="0 0 24 24" aria-hidden="true"><rect x="9" y="3" width="6" height="11" rx="3"/><path d="M5 11a7 7 0 0 0 14 0M12 18v3"/></svg>';
 const ICON_MIC_OFF =
   '<svg viewBox="0 0 24 24" aria-hidden="true"><rect x="9" y="3" width="6" height="11" rx="3"/><path d="M5 11a7 7 0 0 0 14 0M12 18v3M4 4l16 16"/></svg>';
 const ICON_LISTEN_OFF =
@@ -189,7 +192,9 @@ function seatHtml(seat, pos, k, state, ctx, players, last) {
   if (p?.all_in) marks.push(`<span class="mark allin">${t("all_in")}</span>`);
   const shownScore = p && showdownScore(view, p, t);
   if (shownScore) marks.push(`<span class="mark points">${esc(shownScore)}</span>`);
+  // In the voice: the mic icon, crossed out while the mic is off; and the crossed speaker.
   const voice = ctx.voice?.[seat.name];
+  if (voice?.mic) marks.push(`<span class="mark voice" title="${t("in_voice")}">${ICON_MIC}</span>`);
   if (voice && !voice.mic) marks.push(`<span class="mark muted" title="${t("mic_off")}">${ICON_MIC_OFF}</span>`);
   if (voice && !voice.listen) marks.push(`<span class="mark deaf" title="${t("listen_off")}">${ICON_LISTEN_OFF}</span>`);
   if (between && seat.ready) marks.push(`<span class="mark ready">${t("ready")}</span>`);

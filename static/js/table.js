@@ -21,7 +21,9 @@ document.documentElement.classList.toggle("four-colour", settings.fourColour);
 const regions = { felt: $("#felt"), hand: $("#hand"), actions: $("#actions"), dialog: $("#dialog"), history: $("#history-list") };
 const drawn = {};
 
-const local = { fresh: new Set(), upBefore: 3, draft: {}, banner: null, score: null, voice: {}, speaking: new Set() };
+// voice: {name: {mic, listen}} of the table's voice (voice:members, voice:member); voiceAsked:
+// whether voice:members was asked since this page last sat down or (re)connected.
+const local = { fresh: new Set(), upBefore: 3, draft: {}, banner: null, score: null, voice: {}, voiceAsked: false, speaking: new Set() };
 /** Everything the server told us, in the shape render.js reads (protocol.js makes it). */
 let state = { table: { id: tableId, name: "", game: "", seats: 0 }, seats: [], queue: 0, me: null, view: null, between: [], deadlines: {} };
 let bannerTimer = 0;
@@ -148,11 +150,7 @@ function receive(msg) {
   );
   if (next.notice && next.notice !== state.notice) toast(t("resumed"));
   state = next;
-  // Voice is for the seated (C-8.3): stood up, kicked or timed out, the page's voice ends.
-  if (voice?.pc && !state.seats.some((seat) => seat?.name === state.me)) {
-    voice.close();
-    showVoice();
-  }
+  followSeat();
   if (state.view !== before) effects(before, state.view, state.news);
   ensureScorer();
   draw();
@@ -185,10 +183,10 @@ socket.on("connect", () =>
     if (!ack?.state) return;
     $("#chat-list").replaceChildren();
     for (const line of ack.chat || []) chatLine(line);
+    local.voiceAsked = false; // voice:member events may have been missed while away
     receive(ack.state);
     // Back after a reload with voice on: the server kept the toggles (voice:join).
-    const seated = state.seats.some((seat) => seat?.name === state.me);
-    if (seated && !voice && sessionStorage.getItem(VOICE_KEY)) {
+    if (seated() && !voice && sessionStorage.getItem(VOICE_KEY)) {
       startVoice().then(showVoice, (error) => toast(`${t("voice_failed")}: ${error.message}`));
     }
   }),
@@ -332,6 +330,45 @@ socket.on(EVENTS.chat, (line) => {
 let voice = null;
 const VOICE_KEY = `svara.voice.${tableId}`;
 
+function seated() {
+  return state.seats.some((seat) => seat?.name === state.me);
+}
+
+/** The voice marks by the seats are for the seated (C-8.3), in the voice or not: seated (on
+ * opening the table, after sitting down, after a reconnect) the page asks who is in the voice
+ * (docs/protocol.md «voice:members»); stood up, kicked or timed out, it forgets them (no more
+ * voice events come) and its own voice ends. */
+function followSeat() {
+  if (seated()) {
+    if (!local.voiceAsked) askMembers();
+    return;
+  }
+  local.voiceAsked = false;
+  local.voice = {};
+  for (const name of local.speaking) setSpeaking(name, false);
+  if (voice?.pc) {
+    voice.close();
+    showVoice();
+  }
+}
+
+function askMembers() {
+  local.voiceAsked = true;
+  socket.emit("voice:members", { table: tableId }, (ack) => {
+    if (!ack?.ok || !seated()) return;
+    local.voice = { ...ack.members };
+    draw();
+  });
+}
+
+/** The speaking glow of a seat (ui.md), set at once: levels come up to five times a second. */
+function setSpeaking(name, speaking) {
+  if (speaking === local.speaking.has(name)) return;
+  if (speaking) local.speaking.add(name);
+  else local.speaking.delete(name);
+  seatEl(name)?.classList.toggle("speaking", speaking);
+}
+
 function showVoice() {
   $("#mic").setAttribute("aria-pressed", String(Boolean(voice?.mic && voice.pc)));
   $("#listen").setAttribute("aria-pressed", String(Boolean(voice?.listen && voice.pc)));
@@ -352,13 +389,6 @@ async function startVoice(mic) {
   voice = new Voice({
     table: tableId,
     signal: (event, payload) => socket.timeout(10000).emitWithAck(event, payload),
-    onLevel: (name, level) => {
-      const speaking = level > 0.08;
-      if (speaking === local.speaking.has(name)) return;
-      if (speaking) local.speaking.add(name);
-      else local.speaking.delete(name);
-      seatEl(name)?.classList.toggle("speaking", speaking);
-    },
     onState: (s) => {
       if (String(s).startsWith("failed")) toast(t("voice_failed"));
       showVoice();
@@ -390,14 +420,22 @@ async function toggleVoice(which) {
 
 $("#mic").addEventListener("click", () => toggleVoice("mic"));
 $("#listen").addEventListener("click", () => toggleVoice("listen"));
-for (const event of ["voice:slots", "voice:levels", "voice:peer", "voice:restart"]) {
+for (const event of ["voice:slots", "voice:peer", "voice:restart"]) {
   socket.on(event, (payload) => voice?.handle(event, payload));
 }
+// The table's voice events reach every seated page, in the voice or not: the marks by the
+// seats (who is in it, mic off, not listening) and who speaks.
 socket.on("voice:member", (m) => {
   if (m.table !== tableId) return;
-  if (m.gone) delete local.voice[m.player];
-  else local.voice[m.player] = { mic: m.mic, listen: m.listen };
+  if (m.gone) {
+    delete local.voice[m.player];
+    setSpeaking(m.player, false);
+  } else local.voice[m.player] = { mic: m.mic, listen: m.listen };
   draw();
+});
+socket.on("voice:levels", (m) => {
+  if (m.table !== tableId) return;
+  for (const [name, level] of Object.entries(m.levels)) setSpeaking(name, level > 0.08);
 });
 
 /** «Выйти»: stand up (a fold in a hand, S-1.7) and go back to the lobby. */

@@ -270,6 +270,7 @@ def test_socket_events_are_for_seated_players_only(hub: tuple[VoiceHub, Inbox]) 
         "voice:mic": {"table": int, "on": bool},
         "voice:listen": {"table": int, "on": bool},
         "voice:leave": {"table": int},
+        "voice:members": {"table": int},
     }
     ann, spectator = Seat("ann"), Seat("sam")
     with pytest.raises(ProtocolError, match="seated"):
@@ -292,5 +293,10 @@ def test_socket_events_are_for_seated_players_only(hub: tuple[VoiceHub, Inbox]) 
         handlers["voice:mic"](Seat("bob"), {"table": 9, "on": False})  # seated, no voice yet
     assert handlers["voice:mic"](ann, {"table": 9, "on": False}) is None
     assert voice.members(9) == {"ann": {"mic": False, "listen": True}}
+    # Bob is seated without voice: he may see who is in it; a spectator may not.
+    listed = handlers["voice:members"](Seat("bob"), {"table": 9})
+    assert listed == {"ok": True, "members": {"ann": {"mic": False, "listen": True}}}
+    with pytest.raises(ProtocolError, match="seated"):
+        handlers["voice:members"](spectator, {"table": 9})
     assert handlers["voice:leave"](ann, {"table": 9}) is None
     assert voice.members(9) == {}
