@@ -22,8 +22,9 @@ const regions = { felt: $("#felt"), hand: $("#hand"), actions: $("#actions"), di
 const drawn = {};
 
 // voice: {name: {mic, listen}} of the table's voice (voice:members, voice:member); voiceAsked:
-// whether voice:members was asked since this page last sat down or (re)connected.
-const local = { fresh: new Set(), upBefore: 3, draft: {}, banner: null, score: null, voice: {}, voiceAsked: false, speaking: new Set() };
+// whether voice:members was asked since this page last sat down or (re)connected; voiceSince:
+// the voice:member events that came while it was asked (null when none is asked).
+const local = { fresh: new Set(), upBefore: 3, draft: {}, banner: null, score: null, voice: {}, voiceAsked: false, voiceSince: null, speaking: new Set() };
 /** Everything the server told us, in the shape render.js reads (protocol.js makes it). */
 let state = { table: { id: tableId, name: "", game: "", seats: 0 }, seats: [], queue: 0, me: null, view: null, between: [], deadlines: {} };
 let bannerTimer = 0;
@@ -352,13 +353,27 @@ function followSeat() {
   }
 }
 
+/** The reply is who was in the voice when the server read it; a voice:member event sent
+ * before the reply may be newer (another player's toggle at that moment), so the events that
+ * came meanwhile are applied again over it, in order. */
 function askMembers() {
   local.voiceAsked = true;
+  local.voiceSince = [];
   socket.emit("voice:members", { table: tableId }, (ack) => {
+    const since = local.voiceSince || [];
+    local.voiceSince = null;
     if (!ack?.ok || !seated()) return;
     local.voice = { ...ack.members };
+    for (const m of since) applyMember(m);
     draw();
   });
+}
+
+function applyMember(m) {
+  if (m.gone) {
+    delete local.voice[m.player];
+    setSpeaking(m.player, false);
+  } else local.voice[m.player] = { mic: m.mic, listen: m.listen };
 }
 
 /** The speaking glow of a seat (ui.md), set at once: levels come up to five times a second. */
@@ -427,10 +442,8 @@ for (const event of ["voice:slots", "voice:peer", "voice:restart"]) {
 // seats (who is in it, mic off, not listening) and who speaks.
 socket.on("voice:member", (m) => {
   if (m.table !== tableId) return;
-  if (m.gone) {
-    delete local.voice[m.player];
-    setSpeaking(m.player, false);
-  } else local.voice[m.player] = { mic: m.mic, listen: m.listen };
+  local.voiceSince?.push(m);
+  applyMember(m);
   draw();
 });
 socket.on("voice:levels", (m) => {
