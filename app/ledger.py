@@ -21,11 +21,13 @@ import uuid
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, case, func, insert, update
+from sqlalchemy import ColumnElement, Update, and_, bindparam, case, func, insert, update
 from sqlalchemy.orm.util import identity_key
 from sqlmodel import Session, select
+from sqlmodel.sql.expression import Select
 
 from app.engine.hand import HOUSE as ENGINE_HOUSE
 from app.engine.hand import POT as ENGINE_POT
@@ -53,6 +55,7 @@ PRACTICE = "practice chips"  # the reason of the grants that make and take pract
 
 # The tables themselves: the hot path writes with plain SQL, not through ORM objects.
 ACCOUNTS, LEDGER = Account.__table__, LedgerEntry.__table__  # type: ignore[attr-defined]
+INSERT_ROWS = insert(LEDGER)
 
 
 class LedgerError(Exception):
@@ -192,13 +195,10 @@ def _write(s: Session, entries: Sequence[Entry]) -> None:
         net[entry["account_id"]] += entry["amount"]
     net = {account_id: amount for account_id, amount in net.items() if amount}
     if net:
-        change = case(net, value=ACCOUNTS.c.id)
-        moved = s.execute(
-            update(ACCOUNTS)
-            .where(ACCOUNTS.c.id.in_(net), ACCOUNTS.c.balance + change >= 0)
-            .values(balance=ACCOUNTS.c.balance + change)
-            .returning(ACCOUNTS.c.id)
-        ).scalars()
+        shifts = {}
+        for i, (account_id, amount) in enumerate(net.items()):
+            shifts[f"a{i}"], shifts[f"x{i}"] = account_id, amount
+        moved = s.execute(_shift(len(net)), shifts).scalars()
         short = set(net) - set(moved)
         if short:
             kinds = sorted({e["kind"] for e in entries if e["account_id"] in short})
@@ -211,7 +211,26 @@ def _write(s: Session, entries: Sequence[Entry]) -> None:
             if held is not None:
                 s.expire(held, ["balance"])
     if entries:
-        s.execute(insert(LEDGER), list(entries))
+        s.execute(INSERT_ROWS, list(entries))
+
+
+@cache
+def _shift(accounts: int) -> Update:
+    """The guarded UPDATE of `accounts` balances at once, returning the ids it moved: account
+    `a<i>` changes by `x<i>` unless that takes it below 0. Built once per count (statements
+    built per call cost a table more than running them)."""
+    change = case(
+        *((ACCOUNTS.c.id == bindparam(f"a{i}"), bindparam(f"x{i}")) for i in range(accounts))
+    )
+    return (
+        update(ACCOUNTS)
+        .where(
+            ACCOUNTS.c.id.in_([bindparam(f"a{i}") for i in range(accounts)]),
+            ACCOUNTS.c.balance + change >= 0,
+        )
+        .values(balance=ACCOUNTS.c.balance + change)
+        .returning(ACCOUNTS.c.id)
+    )
 
 
 def transfer(
@@ -281,7 +300,7 @@ def post(
         parties[ENGINE_HOUSE] = _account_id(s, HOUSE)
     players = missing - {ENGINE_POT, ENGINE_HOUSE}
     if players:
-        kind, at = _plays_from(table_id, stacks)
+        kind, at = _plays_from(stacks), table_id if stacks else None
         for name, (user_id, account_id, _) in _players(s, players, table_id, stacks).items():
             parties[name] = account_id or _open(s, kind, user_id=user_id, table_id=at)
     entries: list[Entry] = []
@@ -289,6 +308,24 @@ def post(
         legs = [(parties[t.source], -t.amount), (parties[t.target], t.amount)]
         entries += _movement(legs, t.kind, hand_id, table_id, reason)
     _write(s, entries)
+
+
+@cache
+def _players_query(stacks: bool) -> Select[Any]:
+    """`_players`' SELECT, built once for the balances and once for the stacks (at the
+    bound `table`), for the bound `names`."""
+    at_table = Account.table_id == bindparam("table") if stacks else Account.table_id.is_(None)  # type: ignore[union-attr]
+    account = and_(
+        Account.user_id == User.id,
+        Account.kind == _plays_from(stacks),
+        at_table,
+        Account.hand_id.is_(None),  # type: ignore[union-attr]
+    )
+    return (
+        select(User.name, User.id, Account.id, Account.balance)
+        .outerjoin(Account, account)
+        .where(User.name.in_(bindparam("names", expanding=True)))  # type: ignore[attr-defined]
+    )
 
 
 def balances(s: Session, names: Iterable[str], table_id: int, stacks: bool) -> dict[str, int]:
@@ -299,10 +336,10 @@ def balances(s: Session, names: Iterable[str], table_id: int, stacks: bool) -> d
     }
 
 
-def _plays_from(table_id: int, stacks: bool) -> tuple[str, int | None]:
-    """The kind and table of the account a player pays from: his balance (C-0.2) or, with
-    `stacks`, his stack at the table (S-1.5)."""
-    return (STACK, table_id) if stacks else (USER, None)
+def _plays_from(stacks: bool) -> str:
+    """The kind of account a player pays from: his balance (C-0.2) or, with `stacks`, his
+    stack at the table (S-1.5), the one kind kept per table."""
+    return STACK if stacks else USER
 
 
 def _players(
@@ -312,20 +349,10 @@ def _players(
     one SELECT; account and balance are None where it is not opened yet. Raises LedgerError
     for a name that is no user."""
     names = set(names)
-    kind, at = _plays_from(table_id, stacks)
-    account = and_(
-        Account.user_id == User.id,
-        Account.kind == kind,
-        _is(Account.table_id, at),
-        Account.hand_id.is_(None),  # type: ignore[union-attr]
-    )
-    query = (
-        select(User.name, User.id, Account.id, Account.balance)
-        .outerjoin(Account, account)
-        .where(User.name.in_(names))  # type: ignore[attr-defined]
-    )
+    bound: dict[str, Any] = {"names": list(names), **({"table": table_id} if stacks else {})}
     found = {
-        name: (user_id, account_id, amount) for name, user_id, account_id, amount in s.exec(query)
+        name: (user_id, account_id, amount)
+        for name, user_id, account_id, amount in s.exec(_players_query(stacks), params=bound)
     }
     unknown = sorted(names - found.keys())
     if unknown:

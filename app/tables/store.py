@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import bindparam, update
+from sqlalchemy import bindparam, insert, update
 from sqlmodel import Session, select
 
 from app import ledger
@@ -133,20 +133,20 @@ class TableStore:
         """A new hand in play with its antes paid, in one transaction; returns its id."""
         hand = _Hand(table_id)
         with self.db.session() as s:
-            record = HandRecord(table_id=table_id, status=PLAYING, hand_file=doc, actions=[])
-            s.add(record)
-            s.flush()
-            assert record.id is not None
+            new = dict(
+                table_id=table_id, status=PLAYING, hand_file=doc, actions=[], started=utcnow()
+            )
+            hand_id: int = s.execute(insert(HANDS).values(new)).inserted_primary_key[0]
             ledger.post(
                 s,
                 transfers,
-                hand_id=record.id,
+                hand_id=hand_id,
                 table_id=table_id,
                 stacks=stacks,
                 parties=hand.parties,
             )
-        self._hands[record.id] = hand
-        return record.id
+        self._hands[hand_id] = hand
+        return hand_id
 
     def record(
         self,
