@@ -64,6 +64,7 @@ class LedgerError(Exception):
 
 # --- accounts ---------------------------------------------------------------------------
 def _is(column: Any, value: int | None) -> ColumnElement[bool]:
+    """`column` holds `value`, None included (SQL's `= NULL` never holds)."""
     return column.is_(None) if value is None else column == value
 
 
@@ -151,14 +152,14 @@ def move(
         raise LedgerError(f"{kind}: nothing to move")
     if not grant and sum(leg.amount for leg in legs) != 0:
         raise LedgerError(f"{kind}: the legs of a movement must sum to zero")
-    movement = _movement(
+    rows = _movement(
         [(leg.account.id, leg.amount) for leg in legs], kind, hand_id, table_id, reason
     )
-    _write(s, movement)
-    return list(
+    _write(s, rows)
+    return list(  # read back: the rows were inserted without ORM objects
         s.exec(
             select(LedgerEntry)
-            .where(LedgerEntry.movement == movement[0]["movement"])
+            .where(LedgerEntry.movement == rows[0]["movement"])
             .order_by(LedgerEntry.id)  # type: ignore[arg-type]
         )
     )
@@ -310,24 +311,6 @@ def post(
     _write(s, entries)
 
 
-@cache
-def _players_query(stacks: bool) -> Select[Any]:
-    """`_players`' SELECT, built once for the balances and once for the stacks (at the
-    bound `table`), for the bound `names`."""
-    at_table = Account.table_id == bindparam("table") if stacks else Account.table_id.is_(None)  # type: ignore[union-attr]
-    account = and_(
-        Account.user_id == User.id,
-        Account.kind == _plays_from(stacks),
-        at_table,
-        Account.hand_id.is_(None),  # type: ignore[union-attr]
-    )
-    return (
-        select(User.name, User.id, Account.id, Account.balance)
-        .outerjoin(Account, account)
-        .where(User.name.in_(bindparam("names", expanding=True)))  # type: ignore[attr-defined]
-    )
-
-
 def balances(s: Session, names: Iterable[str], table_id: int, stacks: bool) -> dict[str, int]:
     """What each named player plays from (C-0.2, S-1.5), read in one SELECT; an account not
     opened yet holds 0."""
@@ -358,6 +341,23 @@ def _players(
     if unknown:
         raise LedgerError(f"no user named {unknown[0]!r}")
     return found
+
+
+@cache
+def _players_query(stacks: bool) -> Select[Any]:
+    """`_players`' SELECT, built once for the balances and once for the stacks (at the
+    bound `table`), for the bound `names`."""
+    account = and_(
+        Account.user_id == User.id,
+        Account.kind == _plays_from(stacks),
+        Account.table_id == bindparam("table") if stacks else Account.table_id.is_(None),  # type: ignore[union-attr]
+        Account.hand_id.is_(None),  # type: ignore[union-attr]
+    )
+    return (
+        select(User.name, User.id, Account.id, Account.balance)
+        .outerjoin(Account, account)
+        .where(User.name.in_(bindparam("names", expanding=True)))  # type: ignore[attr-defined]
+    )
 
 
 def practice_table(s: Session, table_id: int) -> bool:

@@ -1,0 +1,199 @@
+"""The table store (app/tables/store.py) keeps, per hand in play, its table and the accounts of
+its parties, so that an action costs three statements (issue 10). What that keeping could get
+wrong: an id from a rolled-back transaction, a hand it never saw (a restart), two tables of
+one player, a stack opened after a hand began. In-process on a fresh migrated SQLite file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import event, func
+from sqlmodel import select
+
+from app import ledger, migrations
+from app.engine.hand import Transfer
+from app.models import (
+    FINISHED,
+    HOUSE,
+    PLAYING,
+    Account,
+    Database,
+    HandRecord,
+    LedgerEntry,
+    Table,
+    User,
+)
+from app.tables.store import TableStore
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Iterator[Database]:
+    """A fresh database per test: which accounts exist (and their ids) is part of the test."""
+    database = Database(f"sqlite:///{tmp_path / 'svara.db'}")
+    migrations.upgrade(database.engine)
+    yield database
+    database.dispose()
+
+
+def people(db: Database, *names: str, money: int = 100) -> None:
+    with db.session() as s:
+        for name in names:
+            user = User(name=name, password_hash="-")
+            s.add(user)
+            s.flush()
+            ledger.grant(s, user, money, "start")
+
+
+def table(db: Database, variant: str = "classic") -> int:
+    with db.session() as s:
+        made = Table(name="t", variant=variant, seats=6)
+        s.add(made)
+        s.flush()
+        assert made.id is not None
+        return made.id
+
+
+def doc(*actions: str) -> dict[str, Any]:
+    """A stand-in hand file: the store keeps it as it is, with its action log."""
+    return {"format": "test", "actions": [{"player": a} for a in actions]}
+
+
+def books_ok(db: Database) -> None:
+    with db.session() as s:
+        books = ledger.verify(s)
+    assert books.ok, books.problems
+
+
+def house_accounts(db: Database) -> list[Account]:
+    with db.session() as s:
+        return list(s.exec(select(Account).where(Account.kind == HOUSE)).all())
+
+
+def antes(*names: str) -> list[Transfer]:
+    return [Transfer(10, name, "pot", "ante") for name in names]
+
+
+def test_an_account_opened_by_a_refused_action_is_not_kept(db: Database) -> None:
+    """C-0.3: an action whose payments cannot be made changes nothing, the house account it
+    opened included; SQLite gives that id to the next account (here Carl's balance), and the
+    hand's next rake still goes to the house, not to Carl."""
+    people(db, "anna", "boris")
+    table_id, store = table(db), TableStore(db)
+    hand_id = store.begin_hand(table_id, doc(), antes("anna", "boris"), stacks=False)
+    assert house_accounts(db) == []
+    with db.session() as s:
+        next_id = s.exec(select(func.max(Account.id))).one() + 1
+    rake_then_overdraft = [Transfer(2, "pot", "house", "rake"), Transfer(500, "anna", "pot", "bet")]
+    with pytest.raises(ledger.LedgerError, match="cannot pay"):
+        store.record(hand_id, doc("anna"), rake_then_overdraft, stacks=False, finished=False)
+    assert house_accounts(db) == []
+    with db.session() as s:
+        assert s.get(HandRecord, hand_id).hand_file == doc()  # type: ignore[union-attr]
+    people(db, "carl", money=7)
+    with db.session() as s:
+        assert (
+            ledger.user_account(s, s.exec(select(User.id).where(User.name == "carl")).one()).id
+            == next_id
+        )
+    award = [Transfer(18, "pot", "anna", "award"), Transfer(2, "pot", "house", "rake")]
+    store.record(hand_id, doc("anna"), award, stacks=False, finished=True)
+    assert store.money(table_id, ["anna", "boris", "carl"], False) == {
+        "anna": 108,
+        "boris": 90,
+        "carl": 7,
+    }
+    assert [a.balance for a in house_accounts(db)] == [2]
+    books_ok(db)
+
+
+def test_a_hand_begun_by_another_store_goes_on(db: Database) -> None:
+    """C-8.5: after a restart the new store knows nothing of the hand in play; it finds the
+    hand's table and parties, and the rows carry the same hand and table as before."""
+    people(db, "anna", "boris")
+    table_id = table(db)
+    hand_id = TableStore(db).begin_hand(table_id, doc(), antes("anna", "boris"), stacks=False)
+    restarted = TableStore(db)
+    restarted.record(hand_id, doc("anna"), [Transfer(30, "anna", "pot", "bet")], False, False)
+    restarted.record(
+        hand_id, doc("anna", "boris"), [Transfer(50, "pot", "anna", "award")], False, True
+    )
+    assert restarted.money(table_id, ["anna", "boris"], False) == {"anna": 110, "boris": 90}
+    with db.session() as s:
+        record = s.get(HandRecord, hand_id)
+        assert record is not None and record.status == FINISHED and record.finished is not None
+        assert record.actions == doc("anna", "boris")["actions"]
+        rows = s.exec(select(LedgerEntry).where(LedgerEntry.hand_id == hand_id)).all()
+    assert len(rows) == 8 and {r.table_id for r in rows} == {table_id}
+    books_ok(db)
+
+
+def test_one_player_at_two_tables_pays_from_the_right_account_at_each(db: Database) -> None:
+    """C-0.2 and S-1.5 through one store: Anna's classic hand pays from her balance, her
+    shaha36 hand from the stack she bought after the classic hand began; neither hand's
+    kept accounts leak into the other."""
+    people(db, "anna", "boris", money=1000)
+    classic, shaha = table(db), table(db, "shaha36")
+    store = TableStore(db)
+    at_classic = store.begin_hand(classic, doc(), antes("anna", "boris"), stacks=False)
+    store.buy_in(shaha, _id(db, "anna"), 300)
+    store.buy_in(shaha, _id(db, "boris"), 300)
+    at_shaha = store.begin_hand(shaha, doc(), antes("anna", "boris"), stacks=True)
+    store.record(at_classic, doc("anna"), [Transfer(40, "anna", "pot", "bet")], False, False)
+    store.record(at_shaha, doc("boris"), [Transfer(25, "boris", "pot", "bet")], True, False)
+    store.record(
+        at_classic, doc("anna", "boris"), [Transfer(60, "pot", "boris", "award")], False, True
+    )
+    store.record(at_shaha, doc("boris", "anna"), [Transfer(45, "pot", "anna", "award")], True, True)
+    assert store.money(classic, ["anna", "boris"], False) == {"anna": 650, "boris": 750}
+    assert store.money(shaha, ["anna", "boris"], True) == {"anna": 335, "boris": 265}
+    store.cash_out(shaha, [_id(db, "anna"), _id(db, "boris")])
+    assert store.money(classic, ["anna", "boris"], False) == {"anna": 985, "boris": 1015}
+    books_ok(db)
+
+
+def _id(db: Database, name: str) -> int:
+    with db.session() as s:
+        return s.exec(select(User.id).where(User.name == name)).one()
+
+
+def test_money_reads_without_opening_and_refuses_a_stranger(db: Database) -> None:
+    """A player with no stack here yet plays from 0 (S-1.5) and reading it opens nothing;
+    a name that is no user is an error, not a 0."""
+    people(db, "anna")
+    shaha, store = table(db, "shaha36"), TableStore(db)
+    with db.session() as s:
+        before = s.exec(select(func.count()).select_from(Account)).one()
+    assert store.money(shaha, ["anna"], True) == {"anna": 0}
+    with db.session() as s:
+        assert s.exec(select(func.count()).select_from(Account)).one() == before
+    with pytest.raises(ledger.LedgerError, match="nobody"):
+        store.money(shaha, ["anna", "nobody"], True)
+
+
+def test_an_action_costs_three_statements(db: Database) -> None:
+    """Issue 10: under eventlet each statement holds every table, so an applied action with
+    a payment is the UPDATE of the balances, the INSERT of its rows and the UPDATE of the
+    hand row; one without a payment only the last; the money of a whole table one SELECT."""
+    people(db, "anna", "boris", "carl")
+    table_id, store = table(db), TableStore(db)
+    hand_id = store.begin_hand(table_id, doc(), antes("anna", "boris", "carl"), stacks=False)
+    statements: list[str] = []
+    event.listen(db.engine, "before_cursor_execute", lambda *a: statements.append(a[2]))
+    store.record(hand_id, doc("anna"), [Transfer(20, "anna", "pot", "bet")], False, False)
+    assert [s.split()[0] for s in statements] == ["UPDATE", "INSERT", "UPDATE"]
+    statements.clear()
+    store.record(hand_id, doc("anna", "boris"), [], False, False)
+    assert [s.split()[0] for s in statements] == ["UPDATE"]
+    statements.clear()
+    assert store.money(table_id, ["anna", "boris", "carl"], False) == {
+        "anna": 70,
+        "boris": 90,
+        "carl": 90,
+    }
+    assert [s.split()[0] for s in statements] == ["SELECT"]
+    with db.session() as s:
+        assert s.get(HandRecord, hand_id).status == PLAYING  # type: ignore[union-attr]
