@@ -24,10 +24,20 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from sqlalchemy import ColumnElement, Update, and_, bindparam, case, func, insert, update
+from sqlalchemy import (
+    ColumnElement,
+    Select,
+    Update,
+    and_,
+    bindparam,
+    case,
+    func,
+    insert,
+    update,
+)
+from sqlalchemy import select as sql_select
 from sqlalchemy.orm.util import identity_key
 from sqlmodel import Session, select
-from sqlmodel.sql.expression import Select
 
 from app.engine.hand import HOUSE as ENGINE_HOUSE
 from app.engine.hand import POT as ENGINE_POT
@@ -55,6 +65,7 @@ PRACTICE = "practice chips"  # the reason of the grants that make and take pract
 
 # The tables themselves: the hot path writes with plain SQL, not through ORM objects.
 ACCOUNTS, LEDGER = Account.__table__, LedgerEntry.__table__  # type: ignore[attr-defined]
+USERS = User.__table__  # type: ignore[attr-defined]
 INSERT_ROWS = insert(LEDGER)
 
 
@@ -335,7 +346,7 @@ def _players(
     bound: dict[str, Any] = {"names": list(names), **({"table": table_id} if stacks else {})}
     found = {
         name: (user_id, account_id, amount)
-        for name, user_id, account_id, amount in s.exec(_players_query(stacks), params=bound)
+        for name, user_id, account_id, amount in s.execute(_players_query(stacks), bound)
     }
     unknown = sorted(names - found.keys())
     if unknown:
@@ -344,19 +355,20 @@ def _players(
 
 
 @cache
-def _players_query(stacks: bool) -> Select[Any]:
+def _players_query(stacks: bool) -> Select:
     """`_players`' SELECT, built once for the balances and once for the stacks (at the
-    bound `table`), for the bound `names`."""
+    bound `table`), for the bound `names`; on the tables, as a table reads it at every
+    «Готов» (no ORM objects come out of it)."""
     account = and_(
-        Account.user_id == User.id,
-        Account.kind == _plays_from(stacks),
-        Account.table_id == bindparam("table") if stacks else Account.table_id.is_(None),  # type: ignore[union-attr]
-        Account.hand_id.is_(None),  # type: ignore[union-attr]
+        ACCOUNTS.c.user_id == USERS.c.id,
+        ACCOUNTS.c.kind == _plays_from(stacks),
+        ACCOUNTS.c.table_id == bindparam("table") if stacks else ACCOUNTS.c.table_id.is_(None),
+        ACCOUNTS.c.hand_id.is_(None),
     )
     return (
-        select(User.name, User.id, Account.id, Account.balance)
-        .outerjoin(Account, account)
-        .where(User.name.in_(bindparam("names", expanding=True)))  # type: ignore[attr-defined]
+        sql_select(USERS.c.name, USERS.c.id, ACCOUNTS.c.id, ACCOUNTS.c.balance)
+        .select_from(USERS.outerjoin(ACCOUNTS, account))
+        .where(USERS.c.name.in_(bindparam("names", expanding=True)))
     )
 
 
