@@ -5,28 +5,16 @@ takes its own notice back."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import timedelta
-from pathlib import Path
 from typing import Any
 
-import pytest
 from flask import Flask
 from sqlalchemy import update
 from sqlmodel import select
 
-from app import migrations
 from app.admin import notices
 from app.models import Database, Notice, ServerBeat, utcnow
 from app.models.db import EXTENSION as DB
-
-
-@pytest.fixture
-def db(tmp_path: Path) -> Iterator[Database]:
-    database = Database(f"sqlite:///{tmp_path / 'svara.db'}")
-    migrations.upgrade(database.engine)
-    yield database
-    database.dispose()
 
 
 def poller(db: Database, seen: list[tuple[str, dict[str, Any]]]) -> notices.Poller:

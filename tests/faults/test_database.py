@@ -23,7 +23,6 @@ import pytest
 from tests.server.conftest import Server, start_server
 from tests.server.tablekit import (
     SCALE,
-    Player,
     books,
     choose,
     decide,
@@ -65,43 +64,46 @@ FAULTS: dict[str, Callable[[Server], AbstractContextManager[None]]] = {
 }
 
 
-@pytest.mark.parametrize("fault", FAULTS)
-def test_a_refused_write_refuses_the_action_and_the_table_goes_on(
-    tmp_path: Path, fault: str
-) -> None:
-    server = start_server(
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Server]:
+    """A server (fast timers) whose writes wait half a second for a lock, then fail."""
+    running = start_server(
         tmp_path, "eventlet", SVARA_TIMER_SCALE=str(SCALE), SVARA_DB_BUSY_TIMEOUT="0.5"
     )
-    players: list[Player] = []
-    try:
-        table = new_table(server, "classic")
-        players = seat(server, table, 3, 1000)
-        for p in players:
-            assert p.call("table:ready") == {"ok": True}
-        rng = random.Random(3)
-        actor = whose_turn(players)
-        decision = choose(actor.hand["legal"], rng)  # type: ignore[index]
-        before = actor.state
-        with FAULTS[fault](server):
-            reply = actor.act(**decision)
-            assert reply["ok"] is False and reply["code"] == "server", reply
-            error = actor.event("error")
-            assert error["code"] == "server" and error["event"] == "table:act"
-            # Nothing changed: the same version, the same hand (still readable, WAL).
-            state = actor.join()["state"]
-            assert state["version"] == before["version"]
-            assert state["history"] == before["history"]
-        assert decide(players, actor, **decision) == {"ok": True}
-        everyone(players, lambda s: len(s["history"]) == len(before["history"]) + 1)
-        play_hand(players, rng)
-        found = books(server)
-        assert found.ok, found.problems
-        assert found.granted == found.balances + found.in_play == 3000
-        assert server.process.poll() is None
-    finally:
-        for p in players:
-            p.close()
-        server.stop()
+    yield running
+    running.stop()
+
+
+@pytest.mark.parametrize("fault", FAULTS)
+def test_a_refused_write_refuses_the_action_and_the_table_goes_on(
+    server: Server, fault: str
+) -> None:
+    table = new_table(server, "classic")
+    players = seat(server, table, 3, 1000)
+    for p in players:
+        assert p.call("table:ready") == {"ok": True}
+    rng = random.Random(3)
+    actor = whose_turn(players)
+    decision = choose(actor.hand["legal"], rng)  # type: ignore[index]
+    before = actor.state
+    with FAULTS[fault](server):
+        reply = actor.act(**decision)
+        assert reply["ok"] is False and reply["code"] == "server", reply
+        error = actor.event("error")
+        assert error["code"] == "server" and error["event"] == "table:act"
+        # Nothing changed: the same version, the same hand (still readable, WAL).
+        state = actor.join()["state"]
+        assert state["version"] == before["version"]
+        assert state["history"] == before["history"]
+    assert decide(players, actor, **decision) == {"ok": True}
+    everyone(players, lambda s: len(s["history"]) == len(before["history"]) + 1)
+    play_hand(players, rng)
+    found = books(server)
+    assert found.ok, found.problems
+    assert found.granted == found.balances + found.in_play == 3000
+    assert server.process.poll() is None
+    for p in players:
+        p.close()
 
 
 def test_the_full_disk_fixture_really_stops_writes(tmp_path: Path) -> None:
@@ -120,64 +122,50 @@ def test_the_full_disk_fixture_really_stops_writes(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("fault", FAULTS)
 def test_a_refused_write_refuses_the_ready_that_would_start_the_hand(
-    tmp_path: Path, fault: str
+    server: Server, fault: str
 ) -> None:
     """The last «Готов» starts the hand (C-1.3); if the hand cannot be saved, that «Готов» is
     refused (`code: server`) and not kept, and once the database writes again it starts it."""
-    server = start_server(
-        tmp_path, "eventlet", SVARA_TIMER_SCALE=str(SCALE), SVARA_DB_BUSY_TIMEOUT="0.5"
-    )
-    players: list[Player] = []
-    try:
-        table = new_table(server, "classic")
-        players = seat(server, table, 2, 1000)
-        first, last = players
-        assert first.call("table:ready") == {"ok": True}
-        last.until(lambda s: s["gathering"] is not None)
-        before = last.state
-        with FAULTS[fault](server):
-            reply = last.call("table:ready")
-            assert reply["ok"] is False and reply["code"] == "server", reply
-            assert last.event("error")["event"] == "table:ready"
-            state = last.join()["state"]
-            assert state["version"] == before["version"] and state["hand"] is None
-            assert "ready" in state["you"]["can"]  # his answer was not kept
-        assert last.call("table:ready") == {"ok": True}
-        everyone(players, lambda s: s["hand"] is not None)
-        found = books(server)
-        assert found.ok, found.problems
-        assert found.granted == found.balances + found.in_play == 2000
-    finally:
-        for p in players:
-            p.close()
-        server.stop()
+    table = new_table(server, "classic")
+    players = seat(server, table, 2, 1000)
+    first, last = players
+    assert first.call("table:ready") == {"ok": True}
+    last.until(lambda s: s["gathering"] is not None)
+    before = last.state
+    with FAULTS[fault](server):
+        reply = last.call("table:ready")
+        assert reply["ok"] is False and reply["code"] == "server", reply
+        assert last.event("error")["event"] == "table:ready"
+        state = last.join()["state"]
+        assert state["version"] == before["version"] and state["hand"] is None
+        assert "ready" in state["you"]["can"]  # his answer was not kept
+    assert last.call("table:ready") == {"ok": True}
+    everyone(players, lambda s: s["hand"] is not None)
+    found = books(server)
+    assert found.ok, found.problems
+    assert found.granted == found.balances + found.in_play == 2000
+    for p in players:
+        p.close()
 
 
 @pytest.mark.parametrize("fault", FAULTS)
 def test_a_refused_write_at_the_gathering_deadline_gathers_one_more_period(
-    tmp_path: Path, fault: str
+    server: Server, fault: str
 ) -> None:
     """C-1.3: at the deadline the ready players' hand starts; if it cannot be saved, the
     gathering runs one more period (an `extended` event) and starts the hand after it."""
-    server = start_server(
-        tmp_path, "eventlet", SVARA_TIMER_SCALE=str(SCALE), SVARA_DB_BUSY_TIMEOUT="0.5"
-    )
-    players: list[Player] = []
-    try:
-        table = new_table(server, "classic", ready_seconds=50)  # 1 s at SCALE
-        players = seat(server, table, 3, 1000)
-        first, second, _silent = players
-        with FAULTS[fault](server):
-            assert first.call("table:ready") == {"ok": True}
-            assert second.call("table:ready") == {"ok": True}
-            first.until(lambda s: [e for e in s["news"] if e["kind"] == "extended"])
-            assert first.state["hand"] is None and first.state["gathering"]["extended"]
-        first.until(lambda s: s["hand"] is not None)
-        players_in_hand = {p["name"] for p in first.hand["players"]}  # type: ignore[index]
-        assert players_in_hand == {first.name, second.name}
-        found = books(server)
-        assert found.ok, found.problems
-    finally:
-        for p in players:
-            p.close()
-        server.stop()
+    table = new_table(server, "classic", ready_seconds=50)  # 1 s at SCALE
+    players = seat(server, table, 3, 1000)
+    first, second, _silent = players
+    with FAULTS[fault](server):
+        assert first.call("table:ready") == {"ok": True}
+        assert second.call("table:ready") == {"ok": True}
+        first.until(lambda s: [e for e in s["news"] if e["kind"] == "extended"])
+        assert first.state["hand"] is None and first.state["gathering"]["extended"]
+    first.until(lambda s: s["hand"] is not None)
+    players_in_hand = {p["name"] for p in first.hand["players"]}  # type: ignore[index]
+    assert players_in_hand == {first.name, second.name}
+    found = books(server)
+    assert found.ok, found.problems
+    for p in players:
+        p.close()

@@ -6,15 +6,13 @@ one player, a stack opened after a hand began. In-process on a fresh migrated SQ
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 from sqlalchemy import event, func
 from sqlmodel import select
 
-from app import ledger, migrations
+from app import ledger
 from app.engine.hand import Transfer
 from app.models import (
     FINISHED,
@@ -28,15 +26,6 @@ from app.models import (
     User,
 )
 from app.tables.store import TableStore
-
-
-@pytest.fixture
-def db(tmp_path: Path) -> Iterator[Database]:
-    """A fresh database per test: which accounts exist (and their ids) is part of the test."""
-    database = Database(f"sqlite:///{tmp_path / 'svara.db'}")
-    migrations.upgrade(database.engine)
-    yield database
-    database.dispose()
 
 
 def people(db: Database, *names: str, money: int = 100) -> None:
