@@ -137,6 +137,7 @@ class Live:
 
 def start(app: Flask) -> None:
     """Start applying the admin's notices (the serving process, once, after the tables)."""
-    poller = Poller(app, Live(app).handlers())
+    live = Live(app)
+    poller = Poller(app, live.handlers(), live.tables.shard)
     app.extensions[EXTENSION] = poller
     poller.start()

@@ -11,7 +11,9 @@ a port, and no secret has to be shared. The cost is a poll: one indexed query ev
   waits up to `ANSWER_SECONDS` for the server's `result`. Without one it posts nothing: the
   next start reads everything fresh from the database (and recovers closed tables itself).
 - The server takes a notice by setting `done` with a conditional update (`WHERE done IS
-  NULL`), applies it to its live state (app/admin/live.py) and writes the `result`. A CLI
+  NULL`), applies it to its live state (app/admin/live.py) and writes the `result`. With
+  several processes (docs/hosting.md, «Beyond one machine») a notice about a table is left
+  to the process that plays it (`Shard.owns`); one about a user goes to whichever comes first. A CLI
   that got no answer and sees the server gone may take the notice the same way and do the
   work itself (closing a table): whoever takes a notice first does it, exactly once.
 """
@@ -33,6 +35,7 @@ from sqlmodel import Session, select
 from app.extensions import socketio
 from app.models import Database, Notice, ServerBeat, utcnow
 from app.models.db import EXTENSION as DB
+from app.shards import Shard
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +44,7 @@ BEAT_SECONDS = 1.0
 ALIVE_SECONDS = 5.0
 ANSWER_SECONDS = 15.0
 EXTENSION = "svara.notices"
+ALL = Shard()  # one process plays every table
 
 Handler = Callable[[dict[str, Any]], dict[str, Any]]
 
@@ -95,10 +99,11 @@ def answer(db: Database, notice_id: int, timeout: float = ANSWER_SECONDS) -> dic
 class Poller:
     """The serving process's one task that beats and applies the notices as they come."""
 
-    def __init__(self, app: Flask, handlers: dict[str, Handler]):
+    def __init__(self, app: Flask, handlers: dict[str, Handler], shard: Shard = ALL):
         self.app = app
         self.db: Database = app.extensions[DB]
         self.handlers = handlers
+        self.shard = shard
         self.beat_id: int | None = None
         self._next_beat = 0.0
 
@@ -118,6 +123,8 @@ class Poller:
             s.flush()
             self.beat_id = beat.id
             for notice in s.exec(select(Notice).where(Notice.done.is_(None))).all():  # type: ignore[union-attr]
+                if not self.ours(notice.data):
+                    continue
                 notice.done = utcnow()
                 notice.result = {"ok": False, "error": "posted before the server restarted"}
                 s.add(notice)
@@ -147,12 +154,19 @@ class Poller:
                 .order_by(Notice.id)
             ).all()
         for notice_id, kind, data in pending:
+            if not self.ours(data):
+                continue
             with self.db.session() as s:
                 if not take(s, notice_id):
                     continue
             result = self.apply(kind, data)
             with self.db.session() as s:
                 s.execute(update(Notice).where(Notice.id == notice_id).values(result=result))
+
+    def ours(self, data: dict[str, Any]) -> bool:
+        """Whether this process applies the notice: one about a table only where it is played
+        (another process closing it would leave the owner playing a closed table)."""
+        return "table" not in data or self.shard.owns(int(data["table"]))
 
     def apply(self, kind: str, data: dict[str, Any]) -> dict[str, Any]:
         handler = self.handlers.get(kind)

@@ -15,9 +15,12 @@ from sqlmodel import select
 from app.admin import notices
 from app.models import Database, Notice, ServerBeat, utcnow
 from app.models.db import EXTENSION as DB
+from app.shards import Shard
 
 
-def poller(db: Database, seen: list[tuple[str, dict[str, Any]]]) -> notices.Poller:
+def poller(
+    db: Database, seen: list[tuple[str, dict[str, Any]]], shard: Shard = notices.ALL
+) -> notices.Poller:
     app = Flask("test")
     app.extensions[DB] = db
 
@@ -28,7 +31,7 @@ def poller(db: Database, seen: list[tuple[str, dict[str, Any]]]) -> notices.Poll
     def broken(data: dict[str, Any]) -> dict[str, Any]:
         raise ValueError("not at the table")
 
-    return notices.Poller(app, {"ok": record, "broken": broken})
+    return notices.Poller(app, {"ok": record, "broken": broken}, shard)
 
 
 def age_beats(db: Database, seconds: float) -> None:
@@ -101,3 +104,30 @@ def test_the_cli_takes_back_a_notice_its_dead_server_never_took(db: Database) ->
     assert notices.answer(db, notice, timeout=0) is None  # now the CLI's to do
     with db.session() as s:
         assert not notices.take(s, notice)  # and a server coming back cannot take it too
+
+
+def test_a_table_notice_is_applied_by_the_process_that_plays_the_table(db: Database) -> None:
+    """Several processes (issue 10 part 5): a notice about table t is taken only by the
+    process whose shard owns t, even when another polls first; a notice about a user by
+    whichever process polls first; a process starting drops only its own tables' leftovers."""
+    even: list[tuple[str, dict[str, Any]]] = []
+    odd: list[tuple[str, dict[str, Any]]] = []
+    first, second = poller(db, even, Shard(0, 2)), poller(db, odd, Shard(1, 2))
+    first.open()
+    with db.session() as s:
+        left_3 = notices.post(s, "ok", n=0, table=3)  # before the odd process started
+        table_2 = notices.post(s, "ok", n=2, table=2)
+    second.open()
+    with db.session() as s:
+        table_3 = notices.post(s, "ok", n=1, table=3)
+        user = notices.post(s, "ok", n=3, user=7)
+    first.poll()
+    assert even == [("ok", {"n": 2, "table": 2}), ("ok", {"n": 3, "user": 7})]
+    second.poll()
+    assert odd == [("ok", {"n": 1, "table": 3})]
+    for notice, echo in ((table_3, 1), (table_2, 2), (user, 3)):
+        assert notices.answer(db, notice, timeout=0) == {"ok": True, "echo": echo}  # type: ignore[arg-type]
+    assert notices.answer(db, left_3, timeout=0) == {  # type: ignore[arg-type]
+        "ok": False,
+        "error": "posted before the server restarted",
+    }
