@@ -31,12 +31,13 @@ TABLE_CLOSED = "lobby:table_closed"
 DEMO_NAME = "Демо"
 DEMO_VARIANT = "classic"
 
-Occupancy = Callable[[int], tuple[int, int]]
+#: A table's seats taken and queue length if it is live in this process, else None.
+Occupancy = Callable[[int], tuple[int, int] | None]
 
 
-def nobody_seated(table_id: int) -> tuple[int, int]:
-    """Occupancy until a table runtime reports its own: no one seated, no queue."""
-    return 0, 0
+def not_live(table_id: int) -> None:
+    """Until a table runtime reports its own, every table is as stored."""
+    return None
 
 
 class Lobby:
@@ -45,13 +46,14 @@ class Lobby:
     def __init__(self, db: Database, chat: Chat):
         self.db = db
         self.chat = chat
-        self.occupancy: Occupancy = nobody_seated
+        self.occupancy: Occupancy = not_live
 
     def summary(self, s: Session, table: Table) -> dict[str, Any]:
         """One table as listed: variant, stakes, seats taken, queue length."""
         assert table.id is not None
         variant = table_variant(s, table)
-        seated, queued = self.occupancy(table.id)
+        # Live here, or as the process that plays it last stored (several processes).
+        seated, queued = self.occupancy(table.id) or (table.seated, table.queued)
         stakes: dict[str, Any] = {"ante": variant["ante"]}
         if "buy_in_min" in variant.rules:  # the stack variants (S-1.5)
             stakes["buy_in"] = [

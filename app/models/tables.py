@@ -43,6 +43,10 @@ class Table(SQLModel, table=True):
     created: datetime = Field(default_factory=utcnow)
     closed: bool = Field(default=False, index=True)
     bots: int = 0  # seats the server fills with bots (`svara admin table create --bots N`)
+    # Seats taken and queue length as the process that plays the table last told (the
+    # lobby of another process lists them from here; docs/hosting.md, «Beyond one machine»).
+    seated: int = 0
+    queued: int = 0
 
 
 class HandRecord(SQLModel, table=True):

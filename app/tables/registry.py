@@ -41,7 +41,7 @@ class Tables:
             scheduler=self.scheduler,
             emit=socketio.emit,
             chat=lambda table_id: Chat.from_config(config, app.extensions[DB], table_id),
-            seats_changed=seats_changed,
+            seats_changed=lambda table_id: self._seats_changed(table_id, seats_changed),
         )
         self._tables: dict[int, LiveTable] = {}
         self._closed: set[int] = set()  # closed by this process: `get` never loads them
@@ -96,10 +96,20 @@ class Tables:
         with self._lock:
             return list(self._tables.values())
 
-    def occupancy(self, table_id: int) -> tuple[int, int]:
-        """Seats taken and queue length for the lobby (0, 0 for a table not yet live)."""
+    def occupancy(self, table_id: int) -> tuple[int, int] | None:
+        """Seats taken and queue length for the lobby; None for a table not live here."""
         live = self._tables.get(table_id)  # no lock: called inside database sessions
-        return live.occupancy() if live is not None else (0, 0)
+        return live.occupancy() if live is not None else None
+
+    def _seats_changed(self, table_id: int, publish: Callable[[int], None]) -> None:
+        """Keep the new occupancy for the other processes' lobbies, then tell this one's."""
+        live = self._tables.get(table_id)
+        if live is not None:
+            try:
+                self.store.set_occupancy(table_id, live.occupancy())
+            except Exception as failure:  # locked or full: only the lobby's count waits
+                log.warning("table %s: occupancy not stored: %s", table_id, failure)
+        publish(table_id)
 
     # --- connections --------------------------------------------------------------------
     def connected(self, player: Player, sid: str) -> None:
@@ -139,6 +149,8 @@ class Tables:
             seated = {m.person.id for m in live.members()} if live is not None else set()
             stranded = [u for u in self.store.stacked_users(table.id) if u not in seated]
             self.store.cash_out(table.id, stranded)  # S-1.5: standing up returns the stack
+            # What the last run stored is gone with it: the lobbies read this run's seats.
+            self.store.set_occupancy(table.id, live.occupancy() if live is not None else (0, 0))
         for table_id in filter(self.shard.owns, self.store.closed_tables_with_stacks()):
             self.store.cash_out(table_id, self.store.stacked_users(table_id))
         self.scheduler.start()

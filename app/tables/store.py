@@ -80,6 +80,15 @@ class TableStore:
         with self.db.session() as s:
             return ledger.balances(s, names, table_id, stacks)
 
+    def set_occupancy(self, table_id: int, occupancy: tuple[int, int]) -> None:
+        """Keep the seats taken and the queue length where every process's lobby reads them."""
+        with self.db.session() as s:
+            s.execute(
+                update(Table)
+                .where(Table.id == table_id)  # type: ignore[arg-type]
+                .values(seated=occupancy[0], queued=occupancy[1])
+            )
+
     def covers(self, table_id: int, user_id: int, stack: int) -> bool:
         """Whether the user may sit down with `stack` (S-1.5): his balance covers it, or
         the table is a practice table, whose chips are granted, not bought (B-1.4)."""

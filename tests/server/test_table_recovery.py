@@ -11,7 +11,7 @@ import pytest
 
 from app import ledger
 from app.engine import handfile
-from app.models import HandRecord
+from app.models import HandRecord, Table
 from app.tables.runtime import replay_record
 
 from .conftest import ASYNC_MODES, Server
@@ -199,5 +199,33 @@ def test_a_svara_entry_window_is_one_deadline_for_all_who_may_enter(tmp_path: Pa
         assert books(server).ok, books(server).problems
     finally:
         for p in players:
+            p.close()
+        server.stop()
+
+
+def stored_seated(server: Server, *table_ids: int) -> list[int]:
+    """The seats taken as stored in the tables' rows (what other processes' lobbies list)."""
+    db = database(server)
+    with db.session() as s:
+        stored = [s.get(Table, t).seated for t in table_ids]  # type: ignore[union-attr]
+    db.dispose()
+    return stored
+
+
+def test_the_stored_occupancy_is_the_running_servers(tmp_path: Path) -> None:
+    """A table's row keeps the seats its process holds (several processes: the others'
+    lobbies read it). After a kill -9 it is this run's: the players of the resumed hand
+    (C-8.5), none at a table whose seats were only in the killed process."""
+    server = fast_server(tmp_path, "eventlet")
+    in_hand = into_the_hand(server, "classic", 1)
+    waiting = seat(server, new_table(server, "classic"), 2, 100)
+    tables = (in_hand[0].table, waiting[0].table)
+    assert stored_seated(server, *tables) == [3, 2]
+    killed(server)
+    server = fast_server(tmp_path, "eventlet")
+    try:
+        assert stored_seated(server, *tables) == [3, 0]
+    finally:
+        for p in in_hand + waiting:
             p.close()
         server.stop()
