@@ -23,9 +23,11 @@ def connect(auth: object = None) -> None:
     sid: str = request.sid  # type: ignore[attr-defined]
     old = presence.connect(player, sid)
     room = user_room(player.id)
+    # Every older connection of the user is told: here, and with several processes through
+    # the message queue in the others too, whose pages then close themselves (static/js).
+    socketio.emit(TAKEN_OVER, {"reason": "logged in elsewhere"}, to=room, skip_sid=sid)
     if old is not None:
         leave_room(room, sid=old, namespace="/")
-        socketio.emit(TAKEN_OVER, {"reason": "logged in elsewhere"}, to=old)
         disconnect(sid=old, namespace="/")
     join_room(room)
     for hook in presence.on_connect:

@@ -85,6 +85,7 @@ socket.on("error", (e) => { status.textContent = refusal(lang, e); });
 for (const ended of ["session:taken_over", "session:ended"]) {
   socket.on(ended, (e) => {
     socket.io.opts.reconnection = false;
+    socket.disconnect(); // told by another server process, this one may stay open otherwise
     status.textContent = t(e.reason === "logged in elsewhere" ? "lobby.taken_over" : "lobby.session_ended");
   });
 }

@@ -25,6 +25,7 @@ export function connect(statusEl, t) {
   const end = (text) => {
     final = text;
     socket.io.opts.reconnection = false;
+    socket.disconnect(); // the server here cuts it too; one of another process may not
     show(true, text);
   };
   return { socket, end };

@@ -6,7 +6,9 @@ user when the tests run as root (its server refuses root). Process A owns the ev
 ids, B the odd ones (`SHARD`, app/shards.py); both share the database, the secret key and the
 message queue. Each table is played by clients connected to its owner; the other process
 refuses it (`elsewhere`); a lobby client on B hears the seats taken at A's table (Flask-
-SocketIO's Redis queue); accounts and money are the same on both, and the books balance.
+SocketIO's Redis queue), and one opened later lists them (stored by A in the table's row);
+a user's connection on A is told when he connects on B; accounts and money are the same on
+both, and the books balance.
 """
 
 from __future__ import annotations
@@ -153,12 +155,33 @@ def test_two_processes_share_the_database_and_the_lobby_each_plays_its_own_table
                 if seen["id"] == owned[0] and seen["seated"] == SEATED:
                     break
 
+            # A lobby opened on B afterwards lists A's seats too (stored by A, read by B).
+            late = Browser(servers[1].url)
+            late.register(unique_name("late"))
+            newcomer = late.socket()
+            assert newcomer.call("lobby:join")["ok"]
+            rows = {t["id"]: t for t in newcomer.wait("lobby:state")["tables"]}
+            assert [rows[owned[i]]["seated"] for i in (0, 1)] == [SEATED, SEATED]
+            newcomer.close()
+
             rng = random.Random(5)
             for index in (0, 1):
                 for p in tables[index]:
                     assert p.call("table:ready") == {"ok": True}
                 final = play_hand(tables[index], rng)
                 assert final["phase"] == "finished"
+
+            # One connection per account (C-8.2) across processes: his socket on A is told
+            # when he connects on B (the page then closes it), and B's is the one in use.
+            roamer = Browser(servers[0].url)
+            roamer.register(unique_name("roam"))
+            on_a = roamer.socket()
+            roamer.url = servers[1].url  # the same session cookie: one secret key
+            on_b = roamer.socket()
+            assert on_a.wait("session:taken_over") == {"reason": "logged in elsewhere"}
+            assert on_b.call("lobby:join")["ok"]
+            for client in (on_a, on_b):
+                client.close()
 
             with db.session() as s:
                 books = ledger.verify(s)
