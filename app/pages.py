@@ -1,9 +1,10 @@
 """The player's pages around the table: the table itself, the rules, settings, installing.
 
 The table page is a shell: everything on it comes over Socket.IO (docs/protocol.md) and is
-drawn by static/js. The rules are the seeds' Russian text (app/rules_text/<game>.md) with the
-spec's English restatement behind the language switch. The auto-count (C-3.9) reads the
-engine's own scoring table from /scores/<game>.json, so the browser never restates a rule.
+drawn by static/js. The rules are the seeds' Russian text (app/rules_text/<game>.md), told
+for players in each other language of `LANGUAGES` (<game>.<lang>.md), chosen by `?lang=`.
+The auto-count (C-3.9) reads the engine's own scoring table from /scores/<game>.json, so
+the browser never restates a rule.
 """
 
 from __future__ import annotations
@@ -26,6 +27,9 @@ from app.variants import table_variant
 
 bp = Blueprint("pages", __name__)
 RULES_DIR = Path(__file__).resolve().parent / "rules_text"
+#: The pages' languages (static/js/i18n.js has a dictionary for each): Russian first (ui.md),
+#: English, and Bulgarian, whose game svara32 is; each named in its own words.
+LANGUAGES = {"ru": "Русский", "en": "English", "bg": "Български"}
 GAME_NAMES = {
     "classic": "Свара · классика, 37 карт",
     "shaha36": "Свара · 36 карт, шаха",
@@ -95,11 +99,15 @@ def markdown_html(text: str) -> str:
     return "\n".join(out)
 
 
+def rules_file(game: str, lang: str) -> Path:
+    """The rules text of `game` in `lang`: the seeds' Russian is `<game>.md`."""
+    return RULES_DIR / (f"{game}.md" if lang == "ru" else f"{game}.{lang}.md")
+
+
 @cache
 def rules_html(game: str, lang: str) -> str:
-    """The rules of `game` as HTML: Russian from the seeds, English from the spec."""
-    suffix = ".en.md" if lang == "en" else ".md"
-    return markdown_html((RULES_DIR / f"{game}{suffix}").read_text(encoding="utf-8"))
+    """The rules of `game` in `lang` as HTML."""
+    return markdown_html(rules_file(game, lang).read_text(encoding="utf-8"))
 
 
 # --- the scoring table for the auto-count -------------------------------------------------
@@ -159,12 +167,17 @@ def table(table_id: int) -> Any:
 @bp.route("/rules")
 @bp.route("/rules/<game>")
 def rules(game: str = "classic") -> Any:
+    """The rules in the language of `?lang=`, the whole page in it; without one (or with an
+    unknown one) the page is Russian until the browser sees the device's language and asks
+    for that (static/js/app.js), so a bare /rules link follows the language switch."""
     _game(game)
-    lang = "en" if request.args.get("lang") == "en" else "ru"
+    asked = request.args.get("lang", "")
+    lang = asked if asked in LANGUAGES else "ru"
     return render_template(
         "rules.html",
         game=game,
         lang=lang,
+        page_lang=lang if asked in LANGUAGES else "",
         games=GAME_NAMES,
         body=rules_html(game, lang),
     )
@@ -204,3 +217,4 @@ def scores(game: str) -> Any:
 def init_app(app: Flask) -> None:
     app.register_blueprint(bp)
     app.jinja_env.globals["form_error_key"] = form_error_key
+    app.jinja_env.globals["languages"] = LANGUAGES

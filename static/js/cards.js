@@ -21,9 +21,11 @@ function suitSvg(suit, x, y, size) {
   return `<g transform="translate(${x} ${y}) scale(${scale})">${SUIT_SHAPES[suit]}</g>`;
 }
 
-const RU_RANKS = { J: "В", Q: "Д", K: "К", A: "Т" };
+/** The court cards' and the ace's index letters by language: Russian decks letter В Д К Т,
+ * Bulgarian ones В Д П А (вале, дама, поп, асо); English keeps J Q K A. */
+const RANKS = { ru: { J: "В", Q: "Д", K: "К", A: "Т" }, bg: { J: "В", Q: "Д", K: "П", A: "А" } };
 
-/** The face of a card as an SVG string (viewBox 60×84); Russian decks letter В Д К Т. */
+/** The face of a card as an SVG string (viewBox 60×84), indexed in the deck of `lang`. */
 export function cardFace(text, lang = "ru") {
   const { rank, suit } = parseCard(text);
   if (rank === "Jk") {
@@ -35,7 +37,7 @@ export function cardFace(text, lang = "ru") {
       '<text x="30" y="74" class="joker-word" text-anchor="middle">JOKER</text></svg>'
     );
   }
-  const shown = (lang === "ru" && RU_RANKS[rank]) || rank;
+  const shown = RANKS[lang]?.[rank] || rank;
   return (
     `<svg class="face ${SUIT_CLASS[suit]}" viewBox="0 0 60 84" aria-hidden="true">` +
     '<rect x="1" y="1" width="58" height="82" rx="6" class="paper"/>' +

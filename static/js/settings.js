@@ -1,16 +1,19 @@
 // Per-device settings (C-3.9: the auto-count is a per-player choice, visible only to him).
 // Kept in localStorage so that they work offline and before logging in.
 
+import { DICTS } from "./i18n.js";
+
 const KEY = "svara.settings";
 
 export const DEFAULTS = Object.freeze({
-  lang: "ru", // Russian first, English behind the switch
+  lang: "ru", // Russian first; English and Bulgarian behind the switch (i18n.js DICTS)
   sound: true, // turn, deal, win and Svara sounds
   fourColour: false, // ♦ blue and ♣ green for colour-blind players
   autoCount: false, // C-3.9: hidden by default
 });
 
-/** The stored settings over the defaults (unknown keys dropped, wrong types ignored). */
+/** The stored settings over the defaults (unknown keys dropped, wrong types and languages
+ * without a dictionary ignored). */
 export function loadSettings(storage = globalThis.localStorage) {
   let stored = {};
   try {
@@ -20,7 +23,9 @@ export function loadSettings(storage = globalThis.localStorage) {
   }
   const out = { ...DEFAULTS };
   for (const [k, v] of Object.entries(DEFAULTS)) {
-    if (typeof stored[k] === typeof v) out[k] = stored[k];
+    if (typeof stored[k] === typeof v && (k !== "lang" || Object.hasOwn(DICTS, stored[k]))) {
+      out[k] = stored[k];
+    }
   }
   return out;
 }

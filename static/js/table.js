@@ -4,7 +4,7 @@
 
 import { bannerFor, payees, renderTable } from "./render.js";
 import { loadScorer } from "./count.js";
-import { refusal, translator } from "./i18n.js";
+import { refusal, translator, withLang } from "./i18n.js";
 import { connect } from "./net.js";
 import { loadSettings } from "./settings.js";
 import { play } from "./sound.js";
@@ -64,7 +64,7 @@ function draw() {
   const { game, variant } = state.table;
   const kind = game ? t(`game.${game}`) + (variant && variant !== game ? ` · ${variant}` : "") : "";
   $("#table-game").textContent = kind;
-  if (game) $("#rules-link").href = `/rules/${game}${settings.lang === "en" ? "?lang=en" : ""}`;
+  if (game) $("#rules-link").href = withLang(`/rules/${game}`, settings.lang);
   if (state.version != null) document.body.dataset.version = state.version;
 }
 
