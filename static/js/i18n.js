@@ -22,6 +22,8 @@ const RU = {
   chat_placeholder: "Сообщение",
   chat_between_hands: "Чат стола — между раздачами",
   close: "Закрыть",
+  actions: "Действия",
+  chips: "Фишки",
   offline: "нет соединения",
   taken_over: "Игра открыта на другом устройстве",
   session_ended: "Сеанс завершён, войдите снова",
@@ -240,6 +242,8 @@ const EN = {
   chat_placeholder: "Message",
   chat_between_hands: "Table chat is open between hands",
   close: "Close",
+  actions: "Actions",
+  chips: "Chips",
   offline: "no connection",
   taken_over: "The game is open on another device",
   session_ended: "The session has ended, log in again",
@@ -447,6 +451,8 @@ const BG = {
   chat_placeholder: "Съобщение",
   chat_between_hands: "Чатът на масата е отворен между раздаванията",
   close: "Затвори",
+  actions: "Действия",
+  chips: "Чипове",
   offline: "няма връзка",
   taken_over: "Играта е отворена на друго устройство",
   session_ended: "Сесията приключи, влезте отново",
@@ -670,7 +676,8 @@ export function translator(lang) {
 }
 
 /** Fill every `[data-i18n]` element of a server-rendered page with the chosen language
- * (its {placeholders} from the JSON of `data-i18n-args`). */
+ * (its {placeholders} from the JSON of `data-i18n-args`), and the label of every
+ * `[data-i18n-label]` one (its title and placeholder too, where it shows one). */
 export function translatePage(root, lang) {
   for (const el of root.querySelectorAll("[data-i18n]")) {
     el.textContent = translate(lang, el.dataset.i18n, JSON.parse(el.dataset.i18nArgs || "{}"));
@@ -678,7 +685,7 @@ export function translatePage(root, lang) {
   for (const el of root.querySelectorAll("[data-i18n-label]")) {
     const text = translate(lang, el.dataset.i18nLabel);
     el.setAttribute("aria-label", text);
-    el.title = text;
+    for (const shown of ["title", "placeholder"]) if (el.hasAttribute(shown)) el.setAttribute(shown, text);
   }
   root.documentElement.lang = lang;
   root.documentElement.classList.remove("translating"); // shown now (see _pwa_head.html)

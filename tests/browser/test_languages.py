@@ -1,30 +1,37 @@
-"""The pages around the table follow the table's language switch, and every refusal has the
-player's words (static/js/i18n.js).
+"""The pages around the table follow the table's language switch — Русский, English,
+Български —, and every refusal has the player's words (static/js/i18n.js).
 
 Login, register and lobby are server-rendered in Russian; their marked elements
 (`data-i18n`, `data-i18n-args`, `data-i18n-label`) are translated in the browser from the
 same per-device setting the table reads (static/js/settings.js), as the table's own chrome
-is. Refusals: every code of docs/protocol.md's table of codes is parsed from the doc, so a
-new code without words fails here."""
+is. The rules page is in the language of its address (`?lang=`, app/pages.py). Refusals:
+every code of docs/protocol.md's table of codes is parsed from the doc, so a new code
+without words fails here."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
+import pytest
 from playwright.sync_api import Browser, Page
 from playwright.sync_api import expect as pw_expect
 
+from app.engine.games import GAMES
+from app.pages import LANGUAGES
 from tests.server.conftest import Server, unique_name
 
 from .conftest import DESKTOP, PASSWORD, PHONE, TIMEOUT_MS, Crowd, grant
 
 PROTOCOL = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
+GARY = "Гэри"  # the practice bot (B-1.4)
 CYRILLIC = re.compile(r"[А-Яа-яЁё]")
+# Letters Russian writes and Bulgarian never does.
+RUSSIAN_LETTERS = re.compile(r"[ЫыЭэЁё]")
 
 # The visible text of a page, but for what players wrote (names, chat lines).
 VISIBLE_TEXT = """() => {
-  const own = "#user-name, .table-name, .chat-line";
+  const own = "#user-name, .table-name, #table-name, .seat .name, .chat-line, .lang-switch";
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
   const out = [];
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
@@ -65,6 +72,29 @@ def lobby_joined(page: Page) -> None:
 
 def russian_left(page: Page) -> list[str]:
     return [text for text in page.evaluate(VISIBLE_TEXT) if CYRILLIC.search(text)]
+
+
+# The Russian words a Bulgarian page must not show: every Russian entry that its Bulgarian
+# differs from (and has no placeholders, which the page fills).
+RUSSIAN_WORDS = """async () => {
+  const { DICTS } = await import("/static/js/i18n.js");
+  const { ru, bg } = DICTS;
+  return Object.keys(ru).filter((k) => ru[k] !== bg[k] && !ru[k].includes("{")).map((k) => ru[k]);
+}"""
+
+
+def russian_left_in_bulgarian(page: Page, names: tuple[str, ...] = ()) -> list[str]:
+    """The visible texts of a Bulgarian page that are Russian: written with a letter only
+    Russian has, or a Russian entry of the dictionary whose Bulgarian differs (players'
+    `names`, which lines such as «Гэри: ВДИГАМ 10» hold, taken out first)."""
+    words = set(page.evaluate(RUSSIAN_WORDS))
+    assert "Столы" in words and "Играть с Гэри" in words
+    texts = []
+    for text in page.evaluate(VISIBLE_TEXT):
+        for name in names:
+            text = text.replace(name, "")
+        texts.append(text)
+    return [t for t in texts if RUSSIAN_LETTERS.search(t) or t in words]
 
 
 def test_login_register_and_lobby_follow_the_language_setting(
@@ -139,6 +169,111 @@ def test_login_register_and_lobby_follow_the_language_setting(
         context.close()
 
 
+def test_bulgarian_lobby_table_and_rules_survive_a_reload(crowd: Crowd, artifacts: Path) -> None:
+    """Български chosen in the settings: the lobby, the practice table of the Bulgarian game
+    (svara32, B-1.4) with its hand dealt, and the rules it links to speak Bulgarian — no
+    Russian word on them but players' names —, with `html lang="bg"`, Bulgarian card
+    indices (П for the king, А for the ace), and they stay Bulgarian after a reload."""
+    player = crowd.add(PHONE, "Иван")
+    page = player.page
+    choose_language(page, player.base, "Български")
+    pw_expect(page.locator("html")).to_have_attribute("lang", "bg")
+    page.goto(player.base + "/")
+    for _ in ("first", "reloaded"):
+        pw_expect(page.locator("html")).to_have_attribute("lang", "bg")
+        pw_expect(page).to_have_title("Лоби — Свара")
+        pw_expect(page.locator("#tables-title")).to_have_text("Маси")
+        pw_expect(page.locator("#new-table button[type=submit]")).to_have_text("Отвори маса")
+        pw_expect(page.locator("#practice button")).to_have_text("Играй с Гари")
+        pw_expect(page.locator(".site-nav button")).to_have_text("Изход")
+        assert russian_left_in_bulgarian(page) == []
+        page.reload()
+    player.shot(artifacts, "lobby-bg")
+
+    page.click("#practice button[type=submit]")
+    page.wait_for_url(re.compile(r"/table/\d+$"))
+    pw_expect(page.locator(f'.seat[data-seat="{player.name}"]')).to_be_visible()
+    pw_expect(player.bar("Готов")).to_have_count(1)
+    pw_expect(player.bar("Пропускам")).to_have_count(1)
+    pw_expect(page.locator("#table-game")).to_contain_text("Свара 32")
+    pw_expect(page.locator('[data-panel="history-panel"]')).to_have_attribute(
+        "aria-label", "История на действията"
+    )
+    assert russian_left_in_bulgarian(page, (GARY,)) == []
+    # Until it is his turn in a hand: «Гэри» may speak first and end a hand by calling (B-3.2).
+    for _ in range(6):
+        player.click("Готов")
+        pw_expect(player.bar("Готов")).to_have_count(0)  # answered: the gathering goes on
+        pw_expect(player.bar("ПАС").or_(player.bar("Готов"))).to_have_count(1)
+        if player.bar("ПАС").count():
+            break
+    pw_expect(page.locator(".my-cards .card")).to_have_count(3)
+    pw_expect(player.bar("ПАС")).to_have_count(1)
+    assert set(player.labels()) & {"ПЛАЩАМ", "ЧЕК", "ВДИГАМ"}, player.labels()
+    indices = page.locator(".card.up .rank").evaluate_all("els => els.map((e) => e.textContent)")
+    assert indices and set(indices) <= {"7", "8", "9", "10", "В", "Д", "П", "А"}, indices
+    assert russian_left_in_bulgarian(page, (GARY,)) == []
+    player.shot(artifacts, "table-bg")
+    page.reload()
+    pw_expect(player.bar("ПАС")).to_have_count(1)
+    pw_expect(page.locator("html")).to_have_attribute("lang", "bg")
+    assert russian_left_in_bulgarian(page, (GARY,)) == []
+
+    rules = page.locator("#rules-link")
+    pw_expect(rules).to_have_attribute("href", "/rules/svara32?lang=bg")
+    page.goto(player.base + "/rules/svara32?lang=bg")
+    pw_expect(page.locator("article.rules h1")).to_have_text(
+        "Свара 32: правилата на българската игра"
+    )
+    pw_expect(page.locator("html")).to_have_attribute("lang", "bg")
+    pw_expect(page).to_have_title("Правила — Свара")
+    pw_expect(page.locator(".tabs a[aria-current=page]")).to_have_text("Свара 32")
+    pw_expect(page.locator(".site-footer")).to_contain_text("Настройки")
+    assert russian_left_in_bulgarian(page) == []
+    player.shot(artifacts, "rules-svara32-bg")
+    # The footer's bare /rules follows the device's language: asked again in Bulgarian.
+    page.click(".site-footer a[href='/rules']")
+    page.wait_for_url(re.compile(r"/rules\?lang=bg$"))
+    pw_expect(page.locator("article.rules h1")).to_have_text("Пълните правила на Свара")
+    # The switch offers the other two by their own names and keeps the game.
+    switch = page.locator(".lang-switch")
+    pw_expect(switch).to_have_text(["Русский", "English"])
+    switch.filter(has_text="Русский").click()
+    page.wait_for_url(re.compile(r"/rules/classic\?lang=ru$"))
+    pw_expect(page.locator("html")).to_have_attribute("lang", "ru")
+    pw_expect(page.locator("article.rules h1")).to_have_text("Полные правила Свары")
+    pw_expect(page.locator(".site-footer")).to_contain_text("Настройки")
+    assert player.errors == []
+
+
+def test_the_rules_in_every_language_are_written_for_players(
+    web: Server, chromium: Browser, artifacts: Path
+) -> None:
+    """Each game's rules in each language: a page in that language (html and article), the
+    same sections as the Russian text, and none of the spec's developer words — no seed,
+    no file path, no «Decision», no rule ids."""
+    page = chromium.new_page(viewport=PHONE)
+    try:
+        for game in GAMES:
+            sections: dict[str, int] = {}
+            for lang in LANGUAGES:
+                page.goto(f"{web.url}/rules/{game}?lang={lang}")
+                pw_expect(page.locator("html")).to_have_attribute("lang", lang)
+                article = page.locator("article.rules")
+                pw_expect(article).to_have_attribute("lang", lang)
+                text = article.inner_text()
+                for word in ("seed", "../", "Decision", ".md", ".txt"):
+                    assert word not in text, (game, lang, word)
+                assert not re.search(r"\b[CSB]-\d", text), (game, lang)
+                assert (lang == "en") != bool(CYRILLIC.search(article.locator("h1").inner_text()))
+                sections[lang] = article.locator("h2").count()
+            assert len(set(sections.values())) == 1, (game, sections)
+        page.goto(f"{web.url}/rules/shaha36?lang=en")
+        page.screenshot(path=str(artifacts / "rules-shaha36-en-360x740.png"), full_page=True)
+    finally:
+        page.close()
+
+
 def protocol_codes() -> list[str]:
     """The refusal codes of docs/protocol.md: the rows of its «| code | meaning |» table."""
     lines = PROTOCOL.read_text(encoding="utf-8").splitlines()
@@ -157,7 +292,7 @@ REFUSALS = """async (codes) => {
   const out = {};
   for (const code of codes) {
     out[code] = {};
-    for (const lang of ["ru", "en"]) {
+    for (const lang of Object.keys(DICTS)) {
       out[code][lang] = {
         own: `err.${code}` in DICTS[lang],
         text: refusal(lang, { event: "table:act", code, reason: "REASON", table: 1 }),
@@ -169,10 +304,10 @@ REFUSALS = """async (codes) => {
 }"""
 
 
-def test_every_refusal_code_of_the_protocol_has_russian_and_english_words(
+def test_every_refusal_code_of_the_protocol_has_words_in_every_language(
     web: Server, chromium: Browser
 ) -> None:
-    """Each code of docs/protocol.md has its own message in both languages (not the
+    """Each code of docs/protocol.md has its own message in each language (not the
     server's English reason, not the generic refusal); an illegal action, a bad value and a
     refused chat line add the server's reason; a refusal without a code shows its reason."""
     codes = protocol_codes()
@@ -183,12 +318,17 @@ def test_every_refusal_code_of_the_protocol_has_russian_and_english_words(
         texts = page.evaluate(REFUSALS, codes)
     finally:
         page.close()
-    generic = {"ru": "Сервер отклонил запрос", "en": "The server refused the request"}
+    generic = {
+        "ru": "Сервер отклонил запрос",
+        "en": "The server refused the request",
+        "bg": "Сървърът отказа заявката",
+    }
     for code in codes:
-        ru, en = texts[code]["ru"], texts[code]["en"]
-        assert ru["own"] and en["own"], f"{code}: no words in i18n.js"
+        ru, en, bg = texts[code]["ru"], texts[code]["en"], texts[code]["bg"]
+        assert ru["own"] and en["own"] and bg["own"], f"{code}: no words in i18n.js"
         assert CYRILLIC.search(ru["text"]) and not CYRILLIC.search(en["text"]), (code, ru, en)
-        for lang, said in (("ru", ru["text"]), ("en", en["text"])):
+        assert bg["text"] != ru["text"] and not RUSSIAN_LETTERS.search(bg["text"]), (code, bg)
+        for lang, said in (("ru", ru["text"]), ("en", en["text"]), ("bg", bg["text"])):
             assert not said.startswith(generic[lang]) and "err." not in said, (code, said)
             assert said.endswith(": REASON") == (code in {"illegal", "bad_request", "chat"}), (
                 code,
@@ -227,13 +367,15 @@ def test_a_refused_login_or_registration_says_why_in_the_chosen_language(
 ) -> None:
     """The server's refusals of the account forms (app/auth: a wrong password, a reserved or
     taken name; a field's error, app/forms.py: the password typed twice differently) show in
-    Russian by default and in English after the switch."""
+    Russian by default and in English or Bulgarian after the switch."""
     taken = crowd.add(DESKTOP, "taken").name
     for lang, label, words in (
         ("ru", "Русский", ("Неверное имя или пароль", "Имя «pot» зарезервировано",
                            f"Имя «{taken}» уже занято", "Пароли не совпадают")),
         ("en", "English", ("Wrong name or password", "The name «pot» is reserved",
                            f"The name «{taken}» is taken", "The passwords do not match")),
+        ("bg", "Български", ("Грешно име или парола", "Името «pot» е запазено",
+                             f"Името «{taken}» е заето", "Паролите не съвпадат")),
     ):  # fmt: skip
         context = chromium.new_context(viewport=DESKTOP, locale="ru-RU")
         context.set_default_timeout(TIMEOUT_MS)
@@ -265,8 +407,8 @@ def test_a_refused_login_or_registration_says_why_in_the_chosen_language(
 
 # Records, from the first script of the page on, whether <html> was marked `translating`
 # when <body> came into the document and whether the page was ever painted before that mark
-# went (a `requestAnimationFrame` callback runs before each paint).
-FIRST_PAINT = """() => {
+# went (a `requestAnimationFrame` callback runs before each paint), until it is in `target`.
+FIRST_PAINT = """(target) => {
   window.__svara = { atBody: null, paintedRussian: false };
   new MutationObserver((_, observer) => {
     if (document.body) {
@@ -278,31 +420,39 @@ FIRST_PAINT = """() => {
     const html = document.documentElement;
     if (document.body && !html.classList.contains("translating") && html.lang === "ru"
         && document.body.checkVisibility()) window.__svara.paintedRussian = true;
-    if (html.lang !== "en") requestAnimationFrame(frame);
+    if (html.lang !== target) requestAnimationFrame(frame);
   };
   requestAnimationFrame(frame);
 }"""
 
 
-def test_english_pages_never_show_their_russian_words_first(web: Server, chromium: Browser) -> None:
-    """The pages are rendered in Russian and translated in the browser; with English chosen,
-    the page stays unseen (`html.translating`, _pwa_head.html) until it is translated, so
-    the Russian words never flash; with Russian chosen nothing is hidden."""
+@pytest.mark.parametrize(("lang", "label"), [("en", "English"), ("bg", "Български")])
+def test_translated_pages_never_show_their_russian_words_first(
+    web: Server, chromium: Browser, lang: str, label: str
+) -> None:
+    """The pages are rendered in Russian and translated in the browser; with another
+    language chosen, the page stays unseen (`html.translating`, _pwa_head.html) until it is
+    translated, so the Russian words never flash — the rules page asked for without a
+    language too, on its way to the chosen one —; with Russian chosen nothing is hidden."""
     context = chromium.new_context(viewport=DESKTOP, locale="ru-RU")
     context.set_default_timeout(TIMEOUT_MS)
     page = context.new_page()
     try:
-        choose_language(page, web.url, "English")
-        page.add_init_script(f"({FIRST_PAINT})();")
-        for path in ("/login", "/register"):
+        choose_language(page, web.url, label)
+        page.add_init_script(f"({FIRST_PAINT})({lang!r});")
+        for path in ("/login", "/register", f"/rules/shaha36?lang={lang}", "/rules/svara32"):
             page.goto(web.url + path)
-            pw_expect(page.locator("html")).to_have_attribute("lang", "en")
+            pw_expect(page.locator("html")).to_have_attribute("lang", lang)
             pw_expect(page.locator("html")).not_to_have_class(re.compile(r"translating"))
             assert page.evaluate("() => window.__svara") == {
                 "atBody": True,
                 "paintedRussian": False,
             }, path
-            assert russian_left(page) == []
+            if lang == "en":
+                assert russian_left(page) == []
+            else:
+                assert russian_left_in_bulgarian(page) == []
+        pw_expect(page).to_have_url(re.compile(rf"/rules/svara32\?lang={lang}$"))
         choose_language(page, web.url, "Русский")
         page.goto(web.url + "/login")
         pw_expect(page.locator("h1")).to_have_text("Вход")
