@@ -246,6 +246,42 @@ def test_bulgarian_lobby_table_and_rules_survive_a_reload(crowd: Crowd, artifact
     assert player.errors == []
 
 
+@pytest.mark.parametrize(("lang", "label"), [("en", "English"), ("bg", "Български")])
+def test_install_settings_and_offline_pages_follow_the_language(
+    web: Server, chromium: Browser, artifacts: Path, lang: str, label: str
+) -> None:
+    """The pages a visitor meets before logging in — installing (seed 000's steps), the
+    settings, the offline page — speak the chosen language too, title included."""
+    context = chromium.new_context(viewport=PHONE, locale="ru-RU", is_mobile=True)
+    context.set_default_timeout(TIMEOUT_MS)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    left = russian_left if lang == "en" else russian_left_in_bulgarian
+    steps = {"en": "«Add to Home screen»", "bg": "«Добавяне към началния екран»"}[lang]
+    try:
+        choose_language(page, web.url, label)
+        pw_expect(page).to_have_title({"en": "Settings · Svara", "bg": "Настройки · Свара"}[lang])
+        pw_expect(page.locator(".settings-form legend")).to_have_text(
+            {"en": "Language", "bg": "Език"}[lang]
+        )
+        pw_expect(page.locator(".settings-form .lang label")).to_have_text(list(LANGUAGES.values()))
+        page.goto(web.url + "/install")
+        pw_expect(page.locator("html")).to_have_attribute("lang", lang)
+        pw_expect(page.locator('[data-for="android"]')).to_contain_text(steps)
+        assert [t for t in left(page) if t not in LANGUAGES.values()] == []
+        page.screenshot(path=str(artifacts / f"install-{lang}-360x740.png"), full_page=True)
+        page.goto(web.url + "/offline")
+        pw_expect(page.locator("html")).to_have_attribute("lang", lang)
+        pw_expect(page).to_have_title(
+            {"en": "Svara · no connection", "bg": "Свара · няма връзка"}[lang]
+        )
+        assert left(page) == []
+        assert errors == []
+    finally:
+        context.close()
+
+
 def test_the_rules_in_every_language_are_written_for_players(
     web: Server, chromium: Browser, artifacts: Path
 ) -> None:
