@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from app.pages import LANGUAGES
+from app.engine.games import GAMES
+from app.pages import LANGUAGES, score_table
 
 ROOT = Path(__file__).resolve().parents[1]
 I18N = ROOT / "static" / "js" / "i18n.js"
@@ -78,3 +79,13 @@ def test_every_key_the_templates_name_is_in_the_russian_dictionary() -> None:
     }
     assert len(named) > 50
     assert sorted(named - set(ru)) == []
+
+
+def test_every_hand_name_the_engine_gives_has_its_words() -> None:
+    """The names of hands shown at a showdown and in the auto-count (S-2.7: «три шахи» …)
+    are the engine's Russian words; each is a key of every dictionary, so an English or
+    Bulgarian page names the hand in its own words."""
+    names = {name for game in GAMES for name in score_table(game)["labels"].values()}
+    assert {"три шахи", "старшие трынки"} <= names
+    for lang, words in dictionaries().items():
+        assert sorted(names - set(words)) == [], lang

@@ -106,7 +106,8 @@ function isDecision(game, e) {
 }
 
 /** What a hand shown at showdown is worth: the view's own (shaha36) or the showdown event's
- * (classic); labels such as «старшие трынки» as the engine names them (S-2.7). */
+ * (classic); labels such as «старшие трынки» as the engine names them (S-2.7), in the
+ * page's language (the Russian name is the key in i18n.js). */
 function showdownScore(view, p, t) {
   // shaha36 gives a shown hand's points in the view; classic gives the viewer his own
   // points all the time (C-3.9), which are no showdown's business.
@@ -122,7 +123,7 @@ function showdownScore(view, p, t) {
   }
   if (points === undefined) return "";
   const shown = points === null ? t("absolute") : String(points).replace(".", ",");
-  return label ? `${shown} · ${label}` : shown;
+  return label ? `${shown} · ${t(label)}` : shown;
 }
 
 /** Who took money in an award, split or win event, and how much: classic and svara32 name
@@ -282,7 +283,7 @@ export function renderHand(state, ctx) {
     const s = fromView || ctx.score(known);
     if (s) {
       const pts = s.absolute ? ctx.t("absolute") : String(s.points).replace(".", ",");
-      count = `<div class="count" data-count>${esc(pts)}${s.label && !s.absolute ? ` · ${esc(s.label)}` : ""}</div>`;
+      count = `<div class="count" data-count>${esc(pts)}${s.label && !s.absolute ? ` · ${esc(ctx.t(s.label))}` : ""}</div>`;
     }
   }
   const folded = p.state === "folded" ? " folded" : "";

@@ -310,6 +310,41 @@ def test_the_rules_in_every_language_are_written_for_players(
         page.close()
 
 
+HAND = """async (langs) => {
+  const { renderHand } = await import("/static/js/render.js");
+  const { translator } = await import("/static/js/i18n.js");
+  const { loadScorer } = await import("/static/js/count.js");
+  const score = await loadScorer("shaha36");
+  const view = { game: "shaha36", legal: [], players: [{ name: "Ёж", state: "active",
+                 cards: ["A♥", "K♥", "Q♥"] }] };
+  return langs.map((lang) => {
+    const ctx = { t: translator(lang), lang, settings: { autoCount: true }, score };
+    const doc = new DOMParser().parseFromString(renderHand({ view, me: "Ёж" }, ctx), "text/html");
+    return { count: doc.querySelector("[data-count]").textContent,
+             ranks: [...doc.querySelectorAll(".rank")].map((e) => e.textContent) };
+  });
+}"""
+
+
+def test_hand_names_and_card_indices_are_in_the_page_language(
+    web: Server, chromium: Browser
+) -> None:
+    """S-2.7's names of hands (here «старшие трынки», A♥ K♥ Q♥ = 31) in the auto-count
+    (C-3.9) are in the page's language, and so are the cards' indices: Т К Д in Russian,
+    A K Q in English, А П Д in Bulgarian."""
+    page = chromium.new_page()
+    try:
+        page.goto(web.url + "/settings")
+        got = page.evaluate(HAND, list(LANGUAGES))
+    finally:
+        page.close()
+    assert got == [
+        {"count": "31 · старшие трынки", "ranks": ["Т", "К", "Д"]},
+        {"count": "31 · top trynki", "ranks": ["A", "K", "Q"]},
+        {"count": "31 · старши трънки", "ranks": ["А", "П", "Д"]},
+    ]
+
+
 def protocol_codes() -> list[str]:
     """The refusal codes of docs/protocol.md: the rows of its «| code | meaning |» table."""
     lines = PROTOCOL.read_text(encoding="utf-8").splitlines()
