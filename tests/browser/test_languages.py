@@ -266,6 +266,12 @@ def test_install_settings_and_offline_pages_follow_the_language(
             {"en": "Language", "bg": "Език"}[lang]
         )
         pw_expect(page.locator(".settings-form .lang label")).to_have_text(list(LANGUAGES.values()))
+        fits = page.locator(".settings-form fieldset").evaluate(
+            "f => [f, ...f.querySelectorAll('label')].every((l) => l.getBoundingClientRect().right"
+            " <= document.documentElement.clientWidth)"
+        )
+        assert fits, "a language of the switch is cut off at 360 px"
+        page.screenshot(path=str(artifacts / f"settings-{lang}-360x740.png"))
         page.goto(web.url + "/install")
         pw_expect(page.locator("html")).to_have_attribute("lang", lang)
         pw_expect(page.locator('[data-for="android"]')).to_contain_text(steps)
