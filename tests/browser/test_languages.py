@@ -21,7 +21,7 @@ from app.engine.games import GAMES
 from app.pages import LANGUAGES
 from tests.server.conftest import Server, unique_name
 
-from .conftest import DESKTOP, PASSWORD, PHONE, TIMEOUT_MS, Crowd, grant
+from .conftest import DESKTOP, PASSWORD, PHONE, TIMEOUT_MS, Crowd, Player, grant
 
 PROTOCOL = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
 GARY = "Гэри"  # the practice bot (B-1.4)
@@ -169,6 +169,18 @@ def test_login_register_and_lobby_follow_the_language_setting(
         context.close()
 
 
+SIZES = (PHONE, {"width": 390, "height": 844}, DESKTOP)
+
+
+def shots(player: Player, artifacts: Path, name: str) -> None:
+    """Screenshots of the page as it is at the three sizes of the felt's checks, back to
+    the phone after."""
+    for size in SIZES:
+        player.page.set_viewport_size(size)
+        player.shot(artifacts, name)
+    player.page.set_viewport_size(PHONE)
+
+
 def test_bulgarian_lobby_table_and_rules_survive_a_reload(crowd: Crowd, artifacts: Path) -> None:
     """Български chosen in the settings: the lobby, the practice table of the Bulgarian game
     (svara32, B-1.4) with its hand dealt, and the rules it links to speak Bulgarian — no
@@ -188,7 +200,7 @@ def test_bulgarian_lobby_table_and_rules_survive_a_reload(crowd: Crowd, artifact
         pw_expect(page.locator(".site-nav button")).to_have_text("Изход")
         assert russian_left_in_bulgarian(page) == []
         page.reload()
-    player.shot(artifacts, "lobby-bg")
+    shots(player, artifacts, "lobby-bg")
 
     page.click("#practice button[type=submit]")
     page.wait_for_url(re.compile(r"/table/\d+$"))
@@ -213,7 +225,7 @@ def test_bulgarian_lobby_table_and_rules_survive_a_reload(crowd: Crowd, artifact
     indices = page.locator(".card.up .rank").evaluate_all("els => els.map((e) => e.textContent)")
     assert indices and set(indices) <= {"7", "8", "9", "10", "В", "Д", "П", "А"}, indices
     assert russian_left_in_bulgarian(page, (GARY,)) == []
-    player.shot(artifacts, "table-bg")
+    shots(player, artifacts, "table-bg")
     page.reload()
     pw_expect(player.bar("ПАС")).to_have_count(1)
     pw_expect(page.locator("html")).to_have_attribute("lang", "bg")
@@ -230,7 +242,7 @@ def test_bulgarian_lobby_table_and_rules_survive_a_reload(crowd: Crowd, artifact
     pw_expect(page.locator(".tabs a[aria-current=page]")).to_have_text("Свара 32")
     pw_expect(page.locator(".site-footer")).to_contain_text("Настройки")
     assert russian_left_in_bulgarian(page) == []
-    player.shot(artifacts, "rules-svara32-bg")
+    shots(player, artifacts, "rules-svara32-bg")
     # The footer's bare /rules follows the device's language: asked again in Bulgarian.
     page.click(".site-footer a[href='/rules']")
     page.wait_for_url(re.compile(r"/rules\?lang=bg$"))
