@@ -29,6 +29,13 @@ FEATURES = (
 )
 
 
+def web_folder(name: str) -> Path:
+    """templates/ or static/: inside the package in an installed wheel (setup.py maps them
+    there), beside it in a checkout and its editable install."""
+    packaged = Path(__file__).resolve().parent / name
+    return packaged if packaged.is_dir() else ROOT / name
+
+
 def create_app(config: dict[str, Any] | None = None) -> Flask:
     """Build the web app on one instance folder; `config` overrides every other source
     (config.md order: defaults < instance config.py < SVARA_* < `config`)."""
@@ -47,8 +54,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         __name__,
         instance_path=str(instance),
         instance_relative_config=True,
-        template_folder=str(ROOT / "templates"),
-        static_folder=str(ROOT / "static"),
+        template_folder=str(web_folder("templates")),
+        static_folder=str(web_folder("static")),
     )
     settings.load(app, config)
     if app.config["TRUST_PROXY"]:

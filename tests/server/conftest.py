@@ -63,12 +63,20 @@ class Server:
             self.process.wait(timeout=WAIT)
 
 
-def start_server(instance: Path, async_mode: str, *options: str, **env: str) -> Server:
-    """Start `svara serve --port 0 [options]` on `instance` and wait until it listens."""
+def start_server(
+    instance: Path,
+    async_mode: str,
+    *options: str,
+    svara: str = SVARA,
+    cwd: Path | None = None,
+    **env: str,
+) -> Server:
+    """Start `svara serve --port 0 [options]` on `instance` and wait until it listens
+    (`svara`: another installation's command, e.g. an installed wheel's, run from `cwd`)."""
     environment = {**os.environ, "SVARA_ASYNC_MODE": async_mode, "PYTHONUNBUFFERED": "1", **env}
     process = subprocess.Popen(
         [
-            SVARA,
+            svara,
             "serve",
             "--host",
             "127.0.0.1",
@@ -82,6 +90,7 @@ def start_server(instance: Path, async_mode: str, *options: str, **env: str) -> 
         stderr=subprocess.STDOUT,
         text=True,
         env=environment,
+        cwd=cwd,
     )
     server = Server(process, instance, async_mode)
 
