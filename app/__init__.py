@@ -26,6 +26,7 @@ FEATURES = (
     "app.bots",
     "app.pages",
     "app.pwa",
+    "app.health",
 )
 
 

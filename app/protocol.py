@@ -17,6 +17,7 @@ from typing import Any
 from flask import Flask, request
 from flask_socketio import emit
 
+from app import metrics
 from app.auth.presence import Player, get_presence
 from app.extensions import socketio
 
@@ -37,6 +38,7 @@ class ProtocolError(Exception):
 
 def refuse(event: str, reason: str) -> dict[str, Any]:
     """Tell the sender why its event was refused; the dict is the event's ack."""
+    metrics.refused(metrics.PROTOCOL)
     emit(ERROR, {"event": event, "reason": reason})
     return {"ok": False, "error": reason}
 

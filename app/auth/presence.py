@@ -78,6 +78,11 @@ class Presence:
                 return None
             return player
 
+    def connected_count(self) -> int:
+        """Players with a live connection (one each, C-8.2)."""
+        with self._lock:
+            return len(self._sid_of)
+
     def sid(self, user_id: int) -> str | None:
         """The user's live connection, if any."""
         with self._lock:

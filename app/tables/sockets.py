@@ -8,13 +8,14 @@ action also gets the sender's current `table:state`, so the client can resync an
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
 from flask import request
 from flask_socketio import emit
 
-from app import protocol
+from app import metrics, protocol
 from app.auth.presence import Player
 from app.engine.hand import Action
 
@@ -39,6 +40,7 @@ def _event(
             live = tables.get(payload["table"])
             return run(live, Person(player.id, player.name), payload)
         except TableError as refused:
+            metrics.refused(refused.code)
             if refused.state is not None:
                 emit(STATE, refused.state)
             emit(
@@ -64,7 +66,9 @@ def _act(live: LiveTable, person: Person, payload: dict[str, Any]) -> None:
     if deal is not None and deal not in ("cook", "split"):
         raise TableError("bad_request", 'field "deal" must be "cook" or "split"')
     action = Action(person.name, payload["do"], payload.get("to"), deal)
-    live.act(person, payload["version"], action)
+    started = time.perf_counter()
+    live.act(person, payload["version"], action)  # the update is sent before it returns
+    metrics.ACTION_SECONDS.observe(time.perf_counter() - started)
 
 
 def init_app(tables: Tables) -> None:

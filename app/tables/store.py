@@ -21,7 +21,7 @@ from typing import Any
 from sqlalchemy import bindparam, insert, update
 from sqlmodel import Session, select
 
-from app import ledger
+from app import ledger, metrics
 from app.engine.hand import Transfer
 from app.engine.variants import Variant
 from app.models import (
@@ -155,6 +155,7 @@ class TableStore:
                 parties=hand.parties,
             )
         self._hands[hand_id] = hand
+        metrics.HANDS.labels(game=str(doc.get("variant"))).inc()
         return hand_id
 
     def record(
