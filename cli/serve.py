@@ -65,11 +65,17 @@ def serve(
     from app import bots, create_app, tables
     from app.admin import live
     from app.auth.service import ADMIN_NAME, ensure_admin
+    from app.backup import BackupError, hold_serving
+    from app.config import instance_folder
     from app.lobby.service import ensure_demo_table
     from app.models import get_db
     from app.tables import voice
     from app.tls import TlsError, tls_files
 
+    try:  # before the app migrates the database: never in the middle of a restore
+        held = hold_serving(instance_folder(instance))
+    except BackupError as e:
+        raise click.ClickException(str(e)) from None
     overrides: dict[str, Any] = {"INSTANCE": instance, "ASYNC_MODE": async_mode}
     if host is not None:
         overrides["HOST"] = host
@@ -103,6 +109,7 @@ def serve(
         run(app, app.config["HOST"], int(app.config["PORT"]), ready, files)
     finally:
         voice.stop(app)
+        held.close()
 
 
 def run(app: Any, host: str, port: int, ready: Any, tls: TlsFiles | None = None) -> None:

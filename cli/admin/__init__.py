@@ -18,7 +18,7 @@ import click
 from cli.options import instance_option
 
 # The sub-command modules; each registers its commands on `admin` when imported.
-MODULES = ("users", "money", "tables", "variants", "hands")
+MODULES = ("users", "money", "tables", "variants", "hands", "backup")
 
 
 class LazyGroup(click.Group):
