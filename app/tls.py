@@ -143,3 +143,19 @@ def tls_files(
     if not (files.key.exists() and _still_good(files.cert, names)):
         generate(files.cert, files.key, names)
     return files
+
+
+def lan_addresses(adapters: Iterable[ifaddr.Adapter] | None = None) -> list[str]:
+    """The IPv4 addresses other machines of the LAN reach this one at (`svara serve --lan`):
+    not loopback nor link-local; private ranges (a home router's) first. `adapters`:
+    ifaddr's list, this machine's unless given."""
+    found = []
+    for adapter in ifaddr.get_adapters() if adapters is None else adapters:
+        for ip in adapter.ips:
+            if not isinstance(ip.ip, str):
+                continue  # IPv6: nobody types those into a phone
+            address = ipaddress.IPv4Address(ip.ip)
+            if not (address.is_loopback or address.is_link_local or address.is_unspecified):
+                found.append(address)
+    unique = list(dict.fromkeys(found))
+    return [str(a) for a in sorted(unique, key=lambda a: not a.is_private)]

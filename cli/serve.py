@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 import click
 
@@ -31,6 +32,12 @@ FULL_COLLECTION_AFTER = 100
 @click.command()
 @click.option("--host", default=None, help="address to listen on  [default: 127.0.0.1]")
 @click.option("--port", type=int, default=None, help="port (0: any free one)  [default: 5000]")
+@click.option(
+    "--lan",
+    is_flag=True,
+    help="for friends on this network: every address (unless --host), HTTPS, "
+    "the addresses to open and a QR code",
+)
 @click.option("--tls", is_flag=True, help="serve HTTPS (browsers give the mic only to HTTPS)")
 @click.option(
     "--cert",
@@ -44,6 +51,7 @@ FULL_COLLECTION_AFTER = 100
 def serve(
     host: str | None,
     port: int | None,
+    lan: bool,
     tls: bool,
     cert: Path | None,
     key: Path | None,
@@ -52,7 +60,8 @@ def serve(
     """Run the game server (Flask-SocketIO; eventlet unless SVARA_ASYNC_MODE says otherwise).
 
     With --tls alone a self-signed certificate is generated into the instance folder
-    (docs/hosting.md); --cert/--key give your own."""
+    (docs/hosting.md); --cert/--key give your own. --lan is --host 0.0.0.0 --tls and
+    prints the https:// addresses to open, with a QR code of the first."""
     async_mode = os.environ.get(ASYNC_MODE_ENV, "eventlet")
     if async_mode == "eventlet":
         # Before anything imports the web stack, so sockets, threads and locks are green.
@@ -77,13 +86,15 @@ def serve(
     except BackupError as e:
         raise click.ClickException(str(e)) from None
     overrides: dict[str, Any] = {"INSTANCE": instance, "ASYNC_MODE": async_mode}
+    if lan and host is None:
+        host = "0.0.0.0"
     if host is not None:
         overrides["HOST"] = host
     if port is not None:
         overrides["PORT"] = port
     app = create_app(overrides)
     files = None
-    if tls or cert or key:
+    if lan or tls or cert or key:
         # The certificate names the --host address too, unless that is "every address".
         named = [] if app.config["HOST"] in ("0.0.0.0", "::") else [app.config["HOST"]]
         try:
@@ -100,6 +111,10 @@ def serve(
             click.echo(f"Administrator created: name {ADMIN_NAME}, password {password}")
             click.echo("This password is shown only now; change it after logging in.")
         click.echo(f"Svara is listening on {address}  (instance {app.instance_path})")
+        if lan:
+            port = urlsplit(address).port
+            assert port is not None
+            click.echo(lan_banner(lan_urls(app.config["HOST"], port)))
 
     tables.start(app)  # recover unfinished hands (C-8.5), start the timers
     bots.start(app)  # the bots of open tables sit down (issue 9)
@@ -149,6 +164,42 @@ def run(app: Any, host: str, port: int, ready: Any, tls: TlsFiles | None = None)
             raise click.UsageError(f"{ASYNC_MODE_ENV}={async_mode}: use eventlet or threading")
     except KeyboardInterrupt:
         click.echo("Svara stopped.")
+
+
+def lan_urls(host: str, port: int, addresses: list[str] | None = None) -> list[str]:
+    """What to open from another machine: `host`, or for every address (0.0.0.0) each LAN
+    address of this machine (`addresses`: app.tls.lan_addresses() unless given)."""
+    from app.tls import lan_addresses
+
+    if host in ("0.0.0.0", "::"):
+        hosts = lan_addresses() if addresses is None else addresses
+    else:
+        hosts = [host]
+    return [_address(h, port, True) for h in hosts]
+
+
+def lan_banner(urls: list[str]) -> str:
+    """The addresses, a QR code of the first (segno, drawn in the terminal), and what a
+    phone says the first time (docs/hosting.md «Friends on the LAN»)."""
+    import io
+
+    import segno
+
+    if not urls:
+        return "No LAN address found: is this machine connected to a network?"
+    qr = io.StringIO()
+    segno.make(urls[0], micro=False).terminal(out=qr, compact=True)
+    first_host = urls[0].split("//", 1)[1].rsplit(":", 1)[0]
+    return "\n".join(
+        [
+            "Open on a phone or a laptop on this network:",
+            *(f"  {url}" for url in urls),
+            qr.getvalue().rstrip("\n"),
+            "The first visit warns that the connection is not private (the certificate is "
+            f"this server's own): tap «Advanced», then «Proceed to {first_host}» "
+            "(Safari: «Show Details», then «visit this website»).",
+        ]
+    )
 
 
 def open_files_for(connections: int) -> int:
