@@ -22,6 +22,11 @@ system-deps:
 	@test -x /usr/bin/redis-server && ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || { \
 	  apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server postgresql; }
+	@# The front doors and the TURN server of deploy/ (tests/browser/test_front_door.py,
+	@# tests/browser/test_turn.py): Debian's caddy, nginx and coturn.
+	@test -x /usr/bin/caddy && test -x /usr/sbin/nginx && test -x /usr/bin/turnserver || { \
+	  apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq caddy nginx coturn; }
 
 run: $(STAMP)
 	$(VENV)/bin/svara serve
