@@ -15,8 +15,10 @@ is its source of truth, so that the toggles survive a reconnect and an SFU resta
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import hashlib
+import hmac
 import itertools
 import json
 import logging
@@ -30,6 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 log = logging.getLogger(__name__)
 
@@ -149,6 +152,45 @@ class SfuClient:
         self._sock.close()
 
 
+#: How long a browser's TURN login lasts unless VOICE_TURN_TTL says otherwise (seconds).
+TURN_TTL = 43200
+
+
+def is_turn(server: dict[str, Any]) -> bool:
+    """A TURN entry of a browser-style ICE server list (`urls`: one URL or a list)."""
+    urls = server.get("urls", ())
+    return any(
+        str(u).startswith(("turn:", "turns:")) for u in ([urls] if isinstance(urls, str) else urls)
+    )
+
+
+def turn_credentials(secret: str, player: str, ttl: int, now: float) -> tuple[str, str]:
+    """coturn's `use-auth-secret` login (the TURN REST API scheme): the username is
+    "expiry:user" (a Unix time; the name percent-encoded, so it is ASCII and has no colon),
+    the password base64(HMAC-SHA1(secret, username)). coturn recomputes it from the shared
+    secret and refuses it after the expiry: nothing to store, nothing lasting to leak."""
+    username = f"{int(now) + ttl}:{quote(player, safe='')}"
+    digest = hmac.new(secret.encode(), username.encode(), hashlib.sha1).digest()
+    return username, base64.b64encode(digest).decode()
+
+
+def announce(sdp: str, public: str) -> str:
+    """The SFU's answer with each IPv4 host candidate also offered at `public`, the same
+    port (a router forwarding the UDP range keeps the numbers, docs/hosting.md): the address
+    STUN would have found, stated instead (VOICE_PUBLIC_ADDRESS)."""
+    lines = []
+    for line in sdp.split("\r\n"):
+        lines.append(line)
+        words = line.split()
+        if line.startswith("a=candidate:") and words[7:8] == ["host"] and "." in words[4]:
+            component, transport, priority, address, port = words[1:6]
+            lines.append(
+                f"a=candidate:srflx{public.replace('.', '')} {component} {transport} "
+                f"{int(priority) >> 1} {public} {port} typ srflx raddr {address} rport {port}"
+            )
+    return "\r\n".join(lines)
+
+
 @dataclass(frozen=True)
 class VoiceSettings:
     """What the SFU is started with (app config keys VOICE_*, docs/hosting.md)."""
@@ -157,31 +199,48 @@ class VoiceSettings:
     ice_servers: tuple[dict[str, str], ...] = ()
     addresses: tuple[str, ...] = ()
     ports: str | None = None
+    turn_secret: str | None = None
+    turn_ttl: int = TURN_TTL
+    public_address: str | None = None
 
     @classmethod
     def from_config(cls, config: dict[str, Any], instance: Path) -> VoiceSettings:
         """VOICE_ICE_SERVERS (list of {urls, username, credential}), VOICE_ADDRESSES
-        (IPs or interface names; empty = all but loopback), VOICE_PORTS ('40000-40099')."""
+        (IPs or interface names; empty = all but loopback), VOICE_PORTS ('40000-40099'),
+        VOICE_TURN_SECRET and VOICE_TURN_TTL (per-browser TURN logins), VOICE_PUBLIC_ADDRESS
+        (the router's public IP, without STUN)."""
         return cls(
             socket_path=socket_path(instance),
             ice_servers=tuple(config.get("VOICE_ICE_SERVERS") or ()),
             addresses=tuple(config.get("VOICE_ADDRESSES") or ()),
             ports=config.get("VOICE_PORTS") or None,
+            turn_secret=config.get("VOICE_TURN_SECRET") or None,
+            turn_ttl=int(config.get("VOICE_TURN_TTL") or TURN_TTL),
+            public_address=config.get("VOICE_PUBLIC_ADDRESS") or None,
         )
 
     def command(self) -> list[str]:
-        """The SFU's command line."""
+        """The SFU's command line. With a TURN secret the SFU gets no TURN entry: its logins
+        would expire under it, and the browsers' relays reach it at its own address."""
+        servers = [s for s in self.ice_servers if not (self.turn_secret and is_turn(s))]
         command = [sys.executable, "-m", "rtc", "--socket", str(self.socket_path)]
-        command += ["--watch-stdin", "--ice-servers", json.dumps(list(self.ice_servers))]
+        command += ["--watch-stdin", "--ice-servers", json.dumps(servers)]
         for address in self.addresses:
             command += ["--address", address]
         if self.ports:
             command += ["--ports", self.ports]
         return command
 
-    def browser_ice_servers(self) -> list[dict[str, str]]:
-        """The same STUN/TURN list for the browsers' RTCPeerConnection."""
-        return [dict(server) for server in self.ice_servers]
+    def browser_ice_servers(self, player: str, now: float | None = None) -> list[dict[str, str]]:
+        """The STUN/TURN list for one player's RTCPeerConnection; with VOICE_TURN_SECRET
+        each TURN entry carries his own time-limited login instead of a shared password."""
+        servers = [dict(server) for server in self.ice_servers]
+        if self.turn_secret:
+            when = time.time() if now is None else now
+            username, password = turn_credentials(self.turn_secret, player, self.turn_ttl, when)
+            for server in filter(is_turn, servers):
+                server.update(username=username, credential=password)
+        return servers
 
 
 def socket_path(instance: Path) -> Path:
@@ -355,7 +414,7 @@ class VoiceHub:
         self._announce(table, player)
         return {
             "slots": seats - 1,
-            "iceServers": self.settings.browser_ice_servers(),
+            "iceServers": self.settings.browser_ice_servers(player),
             "mic": member.mic,
             "listen": member.listen,
             "members": self.members(table),
@@ -364,7 +423,9 @@ class VoiceHub:
     def offer(self, table: int, player: str, sdp: str) -> str:
         """The browser's offer → the SFU's answer (a re-offer replaces the old peer)."""
         self._member(table, player)
-        return self._sfu().request("offer", table=str(table), player=player, sdp=sdp)["sdp"]
+        answer = self._sfu().request("offer", table=str(table), player=player, sdp=sdp)["sdp"]
+        public = self.settings.public_address
+        return announce(answer, public) if public else answer
 
     def set_mic(self, table: int, player: str, on: bool) -> None:
         """Mic toggle; everyone at the table is told (the muted icon). Kept even while

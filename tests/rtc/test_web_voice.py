@@ -193,7 +193,7 @@ def test_settings_build_the_sfu_command(tmp_path: Path) -> None:
     assert command[command.index("--address") + 1] == "eth0"
     assert command[command.index("--ports") + 1] == "40000-40099"
     assert '"turn:example.org:3478"' in command[command.index("--ice-servers") + 1]
-    assert settings.browser_ice_servers() == config["VOICE_ICE_SERVERS"]
+    assert settings.browser_ice_servers("Иван") == config["VOICE_ICE_SERVERS"]
     assert settings.socket_path == tmp_path / "voice.sock"
 
 
