@@ -43,11 +43,12 @@ def free_port() -> int:
 
 @contextmanager
 def running(command: list[str], ready: str, **env: str) -> Iterator[list[str]]:
-    """A proxy process until the block ends, once its log said `ready`; its log lines."""
+    """A proxy (or TURN) process until the block ends, once its log (stdout and stderr)
+    said `ready`; its log lines, growing."""
     process = subprocess.Popen(
         command,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
         text=True,
         env={**os.environ, **env},
     )
@@ -55,8 +56,8 @@ def running(command: list[str], ready: str, **env: str) -> Iterator[list[str]]:
     log: list[str] = []
 
     def pump() -> None:
-        assert process.stderr is not None
-        for line in process.stderr:
+        assert process.stdout is not None
+        for line in process.stdout:
             log.append(line)
             lines.put(line)
         lines.put(None)
