@@ -35,6 +35,8 @@ def is_local() -> bool:
 
 @bp.before_request
 def local_or_admin() -> None:
+    """404 unless this machine or an administrator asks (the module's rule): a stranger
+    learns nothing, not even that the endpoints exist."""
     from app.auth.service import current_user
 
     if is_local():
@@ -76,8 +78,8 @@ def healthz() -> Any:
 def prometheus() -> Response:
     from prometheus_client import CONTENT_TYPE_LATEST
 
-    return Response(metrics.exposition(current_app._get_current_object()), mimetype=None,
-                    content_type=CONTENT_TYPE_LATEST)  # fmt: skip
+    app = current_app._get_current_object()  # type: ignore[attr-defined]
+    return Response(metrics.exposition(app), content_type=CONTENT_TYPE_LATEST)
 
 
 def init_app(app: Flask) -> None:
