@@ -1,8 +1,9 @@
 """The `classic` hand (rules-classic.md, seed 000): one explicit state machine.
 
 The hand is built from the seats, the dealer, the dark choice and a deal source, and then
-fed `Action`s. Every action is checked against `legal()` before anything changes, so a
-refused action leaves the state as it was. The phases are:
+fed `Action`s. Every action is checked against `legal()` before anything changes (and a
+deal that cannot be drawn is undone by `Hand.act`), so a refused action leaves the state as
+it was. The phases are:
 
 - `betting`: one player holds the turn (C-2.4 … C-4.19);
 - `vote`: a «Варить»/«Делить» proposal waits for the other players (C-5.1 … C-5.3);
@@ -17,9 +18,10 @@ hands it to the next active player, who is then on his closing turn at once.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
+from functools import partial
 from math import ceil
-from typing import Any, ClassVar
+from typing import Any
 
 from .cards import Card
 from .hand import (
@@ -53,8 +55,6 @@ DOS = (
     "pass", "bet", "fold", "open", "lock", "look", "give_on", "propose", "agree", "refuse",
     "join", "skip", "dark_on", "dark_off", "timeout", "withdraw",
 )  # fmt: skip
-# Actions after which a new deal may be drawn (the only step that can fail part-way).
-_MAY_DEAL = frozenset({"lock", "open", "agree", "join", "skip", "dark_on", "dark_off", "timeout"})
 
 FOLD = Legal("fold")
 PASS = Legal("pass")
@@ -88,12 +88,6 @@ class ClassicHand(Hand):
     """A `classic` hand from the ante to the award, through any number of Svaras."""
 
     game = "classic"
-    # The attributes that hold a list, dict or set (a test keeps this complete).
-    CONTAINERS: ClassVar[tuple[str, ...]] = (
-        "events", "transfers", "deals", "balance", "paid", "state", "seat_of", "winners",
-        "timed_out", "cards", "active", "answered", "links", "seen", "shown", "voters",
-        "pending", "joined",
-    )  # fmt: skip
 
     def __init__(
         self,
@@ -309,7 +303,7 @@ class ClassicHand(Hand):
         if level is None:  # C-4.4, C-4.5, C-2.7
             last = p == self._last_word()
             out = [OPEN if last else PASS]
-            out += [Legal("bet", n, n) for n in levels if n <= balance]
+            out += [Legal.fixed("bet", n, n) for n in levels if n <= balance]
             if not last:
                 out.append(FOLD)
             return out
@@ -318,7 +312,7 @@ class ClassicHand(Hand):
         look = self._look_legal(p, balance)
         if self.dark_waiting and p == self.dark_now:  # C-2.5: pay 30, look for 15, or fold
             if can_pay:
-                out.append(Legal("bet", level, level))
+                out.append(Legal.fixed("bet", level, level))
             if look is not None:
                 out.append(look)
             out.append(FOLD)
@@ -328,7 +322,7 @@ class ClassicHand(Hand):
                 if len(self.active) == 2:
                     out.append(Legal("lock", price=level))
                 out.append(Legal("give_on", price=level))
-                out += [Legal("give_on", n, level) for n in levels if n > level]
+                out += [Legal.fixed("give_on", n, level) for n in levels if n > level]
             if look is not None:
                 out.append(look)
             out.append(FOLD)
@@ -336,8 +330,8 @@ class ClassicHand(Hand):
                 out += PROPOSALS  # C-5.1
             return out
         if can_pay:
-            out.append(Legal("bet", level, level))
-        out += [Legal("bet", n, n) for n in levels if level < n <= balance]  # C-4.5
+            out.append(Legal.fixed("bet", level, level))
+        out += [Legal.fixed("bet", n, n) for n in levels if level < n <= balance]  # C-4.5
         if look is not None:
             out.append(look)
         out.append(FOLD)
@@ -354,7 +348,7 @@ class ClassicHand(Hand):
         return Legal("look", price=price) if price is not None and balance >= price else None
 
     # --- acting -------------------------------------------------------------------------
-    def act(self, action: Action) -> list[Event]:
+    def _validate(self, action: Action) -> Callable[[], None]:
         p, do = action.player, action.do
         if self.phase == FINISHED:
             raise RuleError("the hand is already over", p)
@@ -373,18 +367,7 @@ class ClassicHand(Hand):
                 f"{p} may not {describe(action)} now{f' ({why})' if why else ''}; legal: {options}",
                 p,
             )
-        start = len(self.events)
-        if do in _MAY_DEAL:
-            snapshot = self._snapshot()
-            try:
-                self._apply(action)
-            except RuleError:
-                self.__dict__.update(snapshot)
-                raise
-        else:
-            self._apply(action)
-        self._legal_cache = (None, [])
-        return self.events[start:]
+        return partial(self._apply, action)
 
     def _check_declared(self, action: Action, waiting: Sequence[str]) -> None:
         """`timeout` and `withdraw` are never in `legal()`: the server declares them when the
@@ -450,14 +433,6 @@ class ClassicHand(Hand):
         names = ", ".join(waiting) or "nobody"
         return f"it is not {p}'s turn: waiting for {names} ({self.phase})"
 
-    def _snapshot(self) -> dict[str, Any]:
-        """A copy of the state, one container deep (every container holds immutable
-        values), so that a deal source failing part-way leaves the hand untouched."""
-        state = self.__dict__.copy()
-        for name in self.CONTAINERS:
-            state[name] = state[name].copy()
-        return state
-
     def _apply(self, action: Action) -> None:
         p, do = action.player, action.do
         self._legal_cache = (None, [])
@@ -499,6 +474,7 @@ class ClassicHand(Hand):
             self._entry(p, do == "join", timeout=False)
         else:
             self._dark_choice(do == "dark_on", timeout=False)
+        self._legal_cache = (None, [])
 
     def _level(self) -> int:
         assert self.level is not None

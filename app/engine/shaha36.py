@@ -11,7 +11,8 @@ show/muck for weaker hands, the tie vote, Svara with buy-ins, and the rake. The 
 - `finished`.
 
 Every action is checked completely (against `legal`) before anything changes, so a refused
-action leaves the hand as it was; `_why_not` only runs to explain a refusal.
+action leaves the hand as it was (`Hand.act` undoes a Svara deal that cannot be drawn);
+`_why_not` only runs to explain a refusal.
 """
 
 from __future__ import annotations
@@ -46,8 +47,6 @@ SCORER = SCORERS["shaha36"]
 FOLD, CHECK, LOOK = Legal("fold"), Legal("check"), Legal("look")
 SHOW_OR_MUCK = [Legal("show"), Legal("muck")]
 VOTES = [Legal("cook"), Legal("split")]
-_LOGS = frozenset(("events", "transfers", "deals"))  # append-only: a refusal truncates them
-_CONTAINERS = frozenset((list, dict, set))
 
 
 @register
@@ -235,17 +234,17 @@ class Shaha36Hand(Hand):
         if self.dark_circle:  # S-4.2, S-5.3: exactly ×2 (all-in if short), or fold
             to = min(2 * level, all_in)
             do = "dark" if not self.turned[p] else ("raise" if to > level else "call")
-            return [Legal(do, to=to, price=to - paid), FOLD]
+            return [Legal.fixed(do, to, to - paid), FOLD]
         if paid == level:
             out = [CHECK]
         else:
             to = min(level, all_in)
-            out = [Legal("call", to=to, price=to - paid)]
+            out = [Legal.fixed("call", to, to - paid)]
         if all_in > level and not self._capped():
             if level == 0:
                 if self._may_start_dark(p):  # S-4.1
                     to = min(self.ante, all_in)
-                    out.append(Legal("dark", to=to, price=to))
+                    out.append(Legal.fixed("dark", to, to))
                 out.append(self._range("bet", p, self.ante, self.pot))  # S-3.2
             else:  # S-3.2 Decision: increment ≥ the last one, ≤ the pot after the call
                 out.append(self._range("raise", p, level + self.last_inc, self._raise_limit(p)))
@@ -263,8 +262,8 @@ class Shaha36Hand(Hand):
         paid = self.paid[p]
         all_in = paid + self.stack[p]
         if all_in <= low:
-            return Legal(do, to=all_in, price=all_in - paid)
-        return Legal(do, price=low - paid, min_to=low, max_to=min(high, all_in))
+            return Legal.fixed(do, all_in, all_in - paid)
+        return Legal.range(do, low, min(high, all_in), low - paid)
 
     def _may_start_dark(self, p: str) -> bool:
         """S-4.1: only the first player after the dealer, unlooked, as the first action."""
@@ -277,47 +276,6 @@ class Shaha36Hand(Hand):
         )
 
     # --- acting -------------------------------------------------------------------------
-    def act(self, action: Action) -> list[Event]:
-        apply = self._validate(action)
-        start = len(self.events)
-        if not self._may_deal(action):  # nothing can fail once validated
-            apply()
-            return self.events[start:]
-        saved = self._save()
-        try:
-            apply()
-        except RuleError:  # only a deal source can fail here (a hand file short of deals)
-            self._restore(saved)
-            raise
-        return self.events[start:]
-
-    def _may_deal(self, a: Action) -> bool:
-        """Whether `a` may lead to a Svara deal, the one step a deal source can refuse: only
-        what can end the betting (no one left to act, or a short all-in), the showdown, a
-        cook, or the last buy-in answer. Bets, raises and looks never do."""
-        phase, p = self.phase, a.player
-        if phase == BETTING:
-            if a.do in ("look", "bet", "raise"):
-                return False
-            return not self.pending - {p} or self.stack[p] <= self.level - self.paid[p]
-        if phase == TIE:
-            return a.do == "cook"
-        return phase == SHOWDOWN or len(self.offers) == 1
-
-    def _save(self) -> tuple[dict[str, Any], tuple[int, ...]]:
-        """The state one container deep (the containers hold immutable values) and the
-        lengths of the logs: enough to undo an action whose Svara deal could not be drawn."""
-        state = self.__dict__.copy()
-        for k, v in state.items():
-            if type(v) in _CONTAINERS and k not in _LOGS:
-                state[k] = v.copy()
-        return state, (len(self.events), len(self.transfers), len(self.deals))
-
-    def _restore(self, saved: tuple[dict[str, Any], tuple[int, ...]]) -> None:
-        state, (events, transfers, deals) = saved
-        self.__dict__.update(state)
-        del self.events[events:], self.transfers[transfers:], self.deals[deals:]
-
     def _validate(self, a: Action) -> Callable[[], None]:
         """The action bound to its effect, or RuleError saying what was expected."""
         p, do, to = a.player, a.do, a.to
@@ -363,7 +321,7 @@ class Shaha36Hand(Hand):
 
     def _amount(self, p: str, option: Legal, to: int | None) -> int | None:
         """The amount of an action that matches `option`, or RuleError why it does not."""
-        if option.min_to is not None and option.max_to is not None:
+        if option.min_to is not None and option.max_to is not None:  # Legal.range
             if to is None:
                 raise RuleError(f"{option.do} needs to: {option.min_to}..{option.max_to}", p)
             if not option.min_to <= to <= option.max_to:

@@ -10,8 +10,9 @@ only the others: the blind bettor himself must bring his chips up to the level t
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, ClassVar
 
 from .cards import Card
@@ -37,11 +38,6 @@ ACTIONS = ("call", "raise", "fold", "look", "join", "skip", "timeout", "blind", 
 
 def _ceil_div(a: int, b: int) -> int:
     return -(-a // b)
-
-
-def _fixed(do: str, to: int, price: int) -> Legal:
-    """A legal action with one amount (hand.py: `to` set and `min_to == max_to == to`)."""
-    return Legal(do, to=to, price=price, min_to=to, max_to=to)
 
 
 @dataclass
@@ -228,7 +224,7 @@ class Svara32Hand(Hand):
             return []
         p = self.players[player]
         if self.phase == "svara_entry":
-            return [_fixed("join", self.fee, self.fee), Legal("skip")]
+            return [Legal("join", price=self.fee), Legal("skip")]
         if self.phase == "blind":
             return self._legal_blind(p)
         return self._legal_betting(p)
@@ -243,10 +239,10 @@ class Svara32Hand(Hand):
         top = min(p.stack, others // 2)
         out = [Legal("check")]
         if self.last_blind is None and top >= self.ante:
-            out.insert(0, Legal("blind", price=self.ante, min_to=self.ante, max_to=top))
+            out.insert(0, Legal.range("blind", self.ante, top, self.ante))
         elif self.last_blind is not None and 2 * self.players[self.last_blind].blind <= top:
             double = 2 * self.players[self.last_blind].blind
-            out.insert(0, _fixed("blind", double, double))
+            out.insert(0, Legal.fixed("blind", double, double))
         return out
 
     def _legal_betting(self, p: _Player) -> list[Legal]:
@@ -256,20 +252,21 @@ class Svara32Hand(Hand):
         if price == 0 and self.variant["dealer_wins_unbet"]:
             out = [Legal("check")]
         else:
-            out = [_fixed("call", target, price)]
+            out = [Legal.fixed("call", target, price)]
         low, high = self.level + self.ante, self._cap()
         if high >= low:
-            out.append(Legal("raise", price=low - basis, min_to=low, max_to=high))
+            out.append(Legal.range("raise", low, high, low - basis))
         out.append(Legal("fold"))
         if not p.seen:
             out.append(Legal("look"))
         return out
 
     # --- acting -------------------------------------------------------------------------
-    def act(self, action: Action) -> list[Event]:
-        """Validate fully, then apply: a RuleError leaves the hand exactly as it was."""
-        start = len(self.events)
+    def _validate(self, action: Action) -> Callable[[], None]:
         legal = self._check(action)
+        return partial(self._apply, action, legal)
+
+    def _apply(self, action: Action, legal: Legal) -> None:
         p = self.players[action.player]
         do = action.do
         if do == "timeout":
@@ -293,7 +290,6 @@ class Svara32Hand(Hand):
         else:
             assert to is not None or do == "check"
             self._bet(p, do, to if to is not None else self._basis(p))
-        return self.events[start:]
 
     def _check(self, action: Action) -> Legal:
         """The legal action this is, or RuleError saying what was expected."""
@@ -324,21 +320,21 @@ class Svara32Hand(Hand):
                 f"{action.player} cannot {action.do} now; legal: {names}", action.player
             )
         o = named[0]
-        if o.min_to is None:  # fold, look, skip, check: no amount
-            if action.to is not None:
-                raise RuleError(f"{action.do} takes no amount", action.player)
-        elif action.to is None:
-            if o.to is None:
+        if o.min_to is not None and o.max_to is not None:  # Legal.range: raise, a first blind
+            if action.to is None:
                 raise RuleError(
                     f"{action.do} needs `to` between {o.min_to} and {o.max_to}", action.player
                 )
-        elif o.to is not None and action.to != o.to:
-            raise RuleError(f"{action.do} must be to {o.to}, not {action.to}", action.player)
-        elif not o.min_to <= action.to <= (o.max_to or 0):
-            raise RuleError(
-                f"{action.do} to must be between {o.min_to} and {o.max_to}, not {action.to}",
-                action.player,
-            )
+            if not o.min_to <= action.to <= o.max_to:
+                raise RuleError(
+                    f"{action.do} to must be between {o.min_to} and {o.max_to}, not {action.to}",
+                    action.player,
+                )
+        elif o.to is not None:  # Legal.fixed: the amount may be left out
+            if action.to is not None and action.to != o.to:
+                raise RuleError(f"{action.do} must be to {o.to}, not {action.to}", action.player)
+        elif action.to is not None:  # fold, look, join, skip, check: no amount
+            raise RuleError(f"{action.do} takes no amount", action.player)
         return o
 
     def _timeout_action(self, p: _Player) -> tuple[str, Legal]:

@@ -595,13 +595,6 @@ def test_refusal_of_a_bet_without_the_money() -> None:
     assert snapshot(hand) == before
 
 
-def test_the_snapshot_covers_every_container() -> None:
-    """The undo of a failed deal copies each container attribute; none may be missed."""
-    hand = four("boris")
-    containers = {k for k, v in vars(hand).items() if isinstance(v, list | dict | set)}
-    assert containers == set(ClassicHand.CONTAINERS)
-
-
 def test_dark_candidate() -> None:
     """C-1.5, C-2.3: the nearest participant after the dealer, with 25 ₽; when the dealer
     cannot play, the one after the participant who deals instead."""
