@@ -23,7 +23,20 @@ from functools import partial
 from math import ceil
 from typing import Any
 
-from .cards import Card
+from .bots_odds import (
+    BIG_RAISE,
+    BLUFF,
+    DARK,
+    DRAG,
+    LOOK,
+    RAISE,
+    OddsBot,
+    Reading,
+    against_one,
+    to_of,
+)
+from .cards import Card, make_deck
+from .games import Game, Manners
 from .hand import (
     DECLARED,
     POT,
@@ -37,10 +50,10 @@ from .hand import (
     RuleError,
     Seat,
     Transfer,
-    register,
 )
-from .scoring import SCORERS, Score
-from .variants import Variant
+from .policy import View, concrete
+from .scoring import ABSOLUTE, VALUE, Score, Scorer, plain_best, ranks_of
+from .variants import Param, Variant, build_variant, params
 
 BETTING, VOTE, SVARA_ENTRY, DARK_DECISION, FINISHED = (
     "betting",
@@ -65,7 +78,29 @@ SKIP = Legal("skip")
 DARK_OFF = Legal("dark_off")
 PROPOSALS = (Legal("propose", deal="cook"), Legal("propose", deal="split"))
 
-_SCORE = SCORERS["classic"].table
+
+def classic_rule(cards: Sequence[Card]) -> Score:
+    """C-3.1..C-3.8 evaluated directly."""
+    jokers = [c for c in cards if c.is_joker]
+    others = [c for c in cards if not c.is_joker]
+    ranks = ranks_of(others)
+    if ranks.count("6") == 3 or (jokers and ranks.count("6") == 2):
+        return ABSOLUTE  # C-3.7
+    if jokers:  # C-3.6
+        a, b = others
+        if a.suit == b.suit or a.rank == b.rank:
+            return Score.of(11 + VALUE[a.rank] + VALUE[b.rank])
+        return Score.of(11 + max(VALUE[a.rank], VALUE[b.rank]))
+    best = plain_best(others)  # C-3.2, C-3.5
+    if len(set(ranks)) == 1:
+        best = max(best, 3 * VALUE[ranks[0]])  # C-3.3
+    if ranks.count("A") == 2:
+        best = max(best, 22)  # C-3.4
+    return Score.of(best)
+
+
+SCORER = Scorer("classic", make_deck("6", joker=True), classic_rule)
+_SCORE = SCORER.table
 
 
 def _score(cards: Sequence[Card]) -> Score:
@@ -83,7 +118,6 @@ def describe(item: Action | Legal) -> str:
     return " ".join(words)
 
 
-@register
 class ClassicHand(Hand):
     """A `classic` hand from the ante to the award, through any number of Svaras."""
 
@@ -836,3 +870,92 @@ class ClassicHand(Hand):
         if self.phase != FINISHED:
             raise RuleError(f"the hand is not over: waiting for {', '.join(self.awaiting())}")
         return HandResult(dict(self.balance), list(self.winners), 0, self.round)
+
+
+# --- the odds bot (bots_odds.py) ---------------------------------------------------------
+
+
+def odds_play(
+    bot: OddsBot, player: str, legal: Sequence[Legal], view: View, reading: Reading
+) -> Action:
+    """The odds bot's play in classic (games.OddsPolicy)."""
+    dos = {o.do for o in legal}
+    if view["phase"] == "svara_entry":
+        svara = view["svara"]
+        return bot.entry(player, legal, view["pot"], svara["fee"], len(svara["free"]))
+    if view["phase"] == "dark_decision":  # C-7.5: the dark again, now and then
+        return bot.either(player, legal, bot.rng.random() < DARK, "dark_on", "dark_off")
+    odds = bot.odds("classic", reading)
+    if "agree" in dos:  # C-5.2: a split or a cook is worth the fair share
+        return bot.either(player, legal, odds.eq <= odds.fair, "agree", "refuse")
+    fold = Action(player, "fold")
+    level, pot = view["level"], view["pot"]
+    raises = sorted((o for o in legal if o.do in ("bet", "give_on") and o.to), key=to_of)
+    if level is None:  # C-4.4, C-4.5, C-2.7: open a strong hand, else pass / open
+        bets = [o for o in raises if o.do == "bet"]
+        if bets and (odds.strength >= RAISE or bot.rng.random() < BLUFF):
+            strong = odds.strength >= BIG_RAISE
+            return concrete(player, bets[-1] if strong else bets[0], bot.rng)
+        return bot.pick(player, legal, "pass", "open") or fold
+    look = next((o for o in legal if o.do == "look"), None)
+    if not reading.mine:  # C-2.5, C-4.17: the dark player's first decision, unseen
+        if look is not None and look.price < level:
+            return concrete(player, look, bot.rng)
+        call = bot.pick(player, legal, "bet") if odds.pays(pot, level) else None
+        return call or fold
+    if look is not None:  # C-4.11: the duel with the previous active player
+        below, equal = against_one("classic", reading.mine, reading.dead)
+        if below + equal >= LOOK:  # a tie folds the target
+            return concrete(player, look, bot.rng)
+    higher = [o for o in raises if to_of(o) > level]
+    if higher and odds.strength >= RAISE:
+        strong = odds.strength >= BIG_RAISE
+        return concrete(player, higher[-1] if strong else higher[0], bot.rng)
+    drag = 1 if "lock" in dos else DRAG  # heads-up the lock ends it: no more circles
+    if odds.pays(pot, level * drag):
+        action = bot.pick(player, legal, "lock", "bet", "give_on")
+        if action is not None and action.to in (None, level):
+            return action
+    if odds.eq < odds.fair:  # C-5.1: better a sure share than a fold
+        return bot.pick(player, legal, "propose:split") or fold
+    return fold
+
+
+# --- the game ---------------------------------------------------------------------------
+
+PARAMS = params(
+    Param("seats", int, 8, "seats at the table (C-1.1)", 2, 8),
+    Param("ante", int, 10, "ante paid by each participant (C-2.1)", 1, 1_000_000),
+    Param("levels", tuple, (10, 20, 30), "ordinary bet levels (C-4.2)"),
+    Param("dark", bool, True, "the dark may be chosen (C-1.5)"),
+    Param("dark_fee", int, 15, "what the dark costs (C-1.5, C-2.1)", 0, 1_000_000),
+    Param("dark_min_players", int, 4, "participants needed to activate the dark (C-1.6)", 2, 8),
+    Param("look_fee", int, 15, "price of the dark player's privileged look (C-4.17)", 0, 1_000_000),
+    Param("turn_seconds", int, 30, "time for one decision (C-4.1)", 5, 600),
+    Param("ready_seconds", int, 30, "gathering timer between hands (C-1.3)", 5, 600),
+    Param("svara_seconds", int, 30, "time to decide on a Svara entry (C-7.3)", 5, 600),
+)
+
+GAME = Game(
+    name="classic",
+    title="Свара · классика, 37 карт",
+    hand=ClassicHand,
+    scorer=SCORER,
+    params=PARAMS,
+    presets=(
+        build_variant(
+            "classic", "classic", "37 cards with a joker, play from the balance (C-0.2)", PARAMS, {}
+        ),
+    ),
+    manners=Manners(
+        stacks=False,
+        gather_param="ready_seconds",
+        gather_after_hand=False,
+        stand_idle=True,
+        stand_offline=False,
+        chat_in_hand=True,
+        phase_seconds={"svara_entry": "svara_seconds"},
+        phase_keeps_turn=frozenset({"vote"}),
+    ),
+    odds_policy=odds_play,
+)

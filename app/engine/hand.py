@@ -285,12 +285,3 @@ class Hand(ABC):
             )
         self.deals.append(deal)
         return deal
-
-
-HANDS: dict[str, type[Hand]] = {}
-
-
-def register(cls: type[Hand]) -> type[Hand]:
-    """Class decorator: make a game's hand known to replay, simulate and the server."""
-    HANDS[cls.game] = cls
-    return cls

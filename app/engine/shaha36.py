@@ -21,6 +21,9 @@ from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from typing import Any
 
+from .bots_odds import DARK, OddsBot, Reading
+from .cards import Card, card, make_deck
+from .games import Game, Manners
 from .hand import (
     HOUSE,
     POT,
@@ -33,23 +36,45 @@ from .hand import (
     RuleError,
     Seat,
     Transfer,
-    register,
 )
-from .scoring import SCORERS, Score
-from .variants import Variant
+from .policy import View, concrete
+from .scoring import Score, Scorer, plain_best, ranks_of
+from .variants import Param, Variant, build_variant, params
 
 BETTING, SHOWDOWN, TIE, BUY_IN, FINISHED = "betting", "showdown", "tie", "buy_in", "finished"
 ACTIONS = (
     "check", "bet", "call", "raise", "fold", "dark", "look",
     "show", "muck", "cook", "split", "join", "skip", "timeout",
 )  # fmt: skip
-SCORER = SCORERS["shaha36"]
+SHAHA = card("6", "♣")
+
+
+def shaha36_rule(cards: Sequence[Card]) -> Score:
+    """S-2.1..S-2.7 evaluated directly, with the names shown at showdown (S-2.7)."""
+    ranks = ranks_of(cards)
+    if ranks.count("6") == 3:
+        return Score.of(34, "три шахи")  # S-2.6: the 6♣ is a plain six here
+    if ranks.count("A") == 3:
+        return Score.of(33, "три лба")
+    if len(set(ranks)) == 1:
+        return Score.of(32.5)  # S-2.5
+    best = plain_best(cards)
+    if SHAHA in cards:  # S-2.3: +11 to the best suit of the other two, never a pair to three
+        best = max(best, 11 + plain_best([c for c in cards if c != SHAHA]))
+    if ranks.count("A") == 2 and best <= 22:
+        return Score.of(22, "два лба")  # S-2.4
+    suits = {c.suit for c in cards}
+    if best == 31 and len(suits) == 1 and SHAHA not in cards:
+        return Score.of(31, "старшие трынки")
+    return Score.of(best)
+
+
+SCORER = Scorer("shaha36", make_deck("6", joker=False), shaha36_rule)
 FOLD, CHECK, LOOK = Legal("fold"), Legal("check"), Legal("look")
 SHOW_OR_MUCK = [Legal("show"), Legal("muck")]
 VOTES = [Legal("cook"), Legal("split")]
 
 
-@register
 class Shaha36Hand(Hand):
     """One shaha36 hand, from the ante to the last Svara."""
 
@@ -747,3 +772,75 @@ class Shaha36Hand(Hand):
         if self.phase != FINISHED:
             raise RuleError(f"the hand is not over: waiting for {', '.join(self.awaiting())}")
         return HandResult(dict(self.stack), list(self.winners), self.rake, self.svaras)
+
+
+# --- the odds bot (bots_odds.py) ---------------------------------------------------------
+
+
+def odds_play(
+    bot: OddsBot, player: str, legal: Sequence[Legal], view: View, reading: Reading
+) -> Action:
+    """The odds bot's play in shaha36 (games.OddsPolicy)."""
+    dos = {o.do for o in legal}
+    phase = view["phase"]
+    if phase == "showdown":  # S-6.2: a weaker hand gains nothing by showing
+        return Action(player, "muck")
+    if phase == "tie":  # S-7.1: replay a pot that is small beside the stack, else split
+        stack = next(p["balance"] for p in view["players"] if p["name"] == player)
+        return bot.either(player, legal, view["pot"] * 4 <= stack, "cook", "split")
+    if phase == "buy_in":
+        svara = view["svara"]
+        return bot.entry(player, legal, view["pot"], svara["fee"], len(svara["players"]))
+    if "dark" in dos and not reading.mine and bot.rng.random() < DARK:  # S-4.1, S-4.2
+        return concrete(player, next(o for o in legal if o.do == "dark"), bot.rng)
+    if "look" in dos and len(reading.mine) < 3:  # S-1.3: turning costs nothing
+        return Action(player, "look")
+    return bot.betting(player, legal, view, bot.odds("shaha36", reading))
+
+
+# --- the game ---------------------------------------------------------------------------
+
+PARAMS = params(
+    Param("seats", int, 6, "seats at the table (S-1.2)", 2, 6),
+    Param("ante", int, 10, "the ante, «кон» (S-1.2)", 1, 1_000_000),
+    Param("buy_in_min", int, 20, "smallest stack, in antes (S-1.5)", 1, 10_000),
+    Param("buy_in_max", int, 100, "largest stack, in antes (S-1.5)", 1, 10_000),
+    Param("dark", bool, True, "the dark circle is allowed (S-4)"),
+    Param("turn_seconds", int, 20, "time for one decision (S-3.4)", 5, 600),
+    Param("new_hand_seconds", int, 30, "time to press «Новая раздача» (S-1.6)", 5, 600),
+    Param("show_seconds", int, 3, "time to show or muck a weaker hand (S-6.2)", 1, 60),
+    Param("tie_seconds", int, 10, "time for two tied players to split or cook (S-7.1)", 1, 120),
+    Param("buy_in_seconds", int, 10, "time for each Svara buy-in offer (S-7.3)", 1, 120),
+    Param("offline_seconds", int, 120, "offline time before standing up (S-1.7)", 10, 3600),
+    Param("rake_percent", int, 3, "rake of the final pot, percent (S-8.1)", 0, 100),
+    Param("rake_cap_antes", int, 10, "rake ceiling in antes (S-8.1)", 0, 1000),
+    Param("max_svaras", int, 10, "Svaras in a row before the pot is split (S-7.5)", 1, 100),
+    Param("bots", bool, False, "a bot sits at the table: no rake (S-8.2)"),
+)
+
+GAME = Game(
+    name="shaha36",
+    title="Свара · 36 карт, шаха",
+    hand=Shaha36Hand,
+    scorer=SCORER,
+    params=PARAMS,
+    presets=(
+        build_variant(
+            "shaha36", "shaha36", "36 cards, the 6♣ «шаха», pot limit, rake (S-1, S-8)", PARAMS, {}
+        ),
+    ),
+    manners=Manners(
+        stacks=True,
+        gather_param="new_hand_seconds",
+        gather_after_hand=True,
+        stand_idle=False,
+        stand_offline=True,
+        chat_in_hand=False,
+        phase_seconds={
+            "showdown": "show_seconds",
+            "tie": "tie_seconds",
+            "buy_in": "buy_in_seconds",
+        },
+    ),
+    odds_policy=odds_play,
+)

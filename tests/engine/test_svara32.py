@@ -23,6 +23,8 @@ from app.engine.scoring import SCORERS
 from app.engine.svara32 import Svara32Hand
 from app.engine.variants import Variant, get_variant
 
+from .handkit import NO_MORE_DEALS, fingerprint, scripted
+
 DECK = SCORERS["svara32"].deck
 NAMES = ("anna", "boris", "vera", "gleb", "dima", "egor")
 MAX_ACTIONS = 3000
@@ -414,3 +416,24 @@ def test_svara_entry_is_simultaneous_and_private() -> None:
     assert hand.phase == "betting" and hand.round == 1
     entry = [e for e in hand.view(None)["events"] if e["kind"] == "svara_entry"]
     assert entry == [{"kind": "svara_entry", "joined": [first], "fee": fee}]
+
+
+def test_a_svara_deal_that_cannot_be_drawn_changes_nothing() -> None:
+    """hand-file.md: a replay short of deals refuses the last Svara entry whole; the hand
+    still awaits the same decision (it used to be left with nobody awaited, round 1)."""
+    tie = {"anna": "K♠ Q♦ 9♥", "boris": "K♥ Q♣ 9♦", "vera": "8♠ 7♦ 9♣"}  # 10, 10 and 9
+    seats = [Seat(n, 100) for n in ("anna", "boris", "vera")]
+    hand = Svara32Hand(get_variant("svara32"), seats, "anna", scripted(tie), None)
+    for name in ("boris", "vera", "anna"):
+        hand.act(Action(name, "call"))
+    assert (hand.phase, hand.awaiting(), hand.round) == ("svara_entry", ("vera",), 0)
+    before = fingerprint(hand)
+    with pytest.raises(RuleError, match=NO_MORE_DEALS):
+        hand.act(Action("vera", "skip"))
+    assert fingerprint(hand) == before
+    assert (hand.phase, hand.awaiting(), hand.round, hand.pending) == (
+        "svara_entry",
+        ("vera",),
+        0,
+        ["vera"],
+    )
