@@ -30,11 +30,6 @@ RULES_DIR = Path(__file__).resolve().parent / "rules_text"
 #: The pages' languages (static/js/i18n.js has a dictionary for each): Russian first (ui.md),
 #: English, and Bulgarian, whose game svara32 is; each named in its own words.
 LANGUAGES = {"ru": "Русский", "en": "English", "bg": "Български"}
-GAME_NAMES = {
-    "classic": "Свара · классика, 37 карт",
-    "shaha36": "Свара · 36 карт, шаха",
-    "svara32": "Свара 32 · болгарская",
-}
 
 
 # --- the rules as HTML -------------------------------------------------------------------
@@ -178,7 +173,7 @@ def rules(game: str = "classic") -> Any:
         game=game,
         lang=lang,
         page_lang=lang if asked in LANGUAGES else "",
-        games=GAME_NAMES,
+        games={name: g.title for name, g in GAMES.items()},
         body=rules_html(game, lang),
     )
 

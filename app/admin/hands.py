@@ -29,7 +29,6 @@ from app.models import (
     Table,
     User,
 )
-from app.tables.runtime import replay_record
 
 from . import AdminError
 from .tables import get_table
@@ -149,7 +148,7 @@ def verify_hand(s: Session, hand_id: int) -> dict[str, Any]:
             problems.append(f"the ledger differs from the rules: missing {missing}, extra {extra}")
     else:  # in play or cancelled: the actions so far must still be legal
         try:
-            replay_record(doc)
+            handfile.replay_record(doc)
         except RuleError as e:
             problems.append(f"the replay fails: {e.message}")
         pot = sum(
