@@ -606,7 +606,7 @@ def odds_play(
     if view["phase"] == "blind":  # B-6.1: a blind now and then, else pass it up
         blind = next((o for o in legal if o.do == "blind"), None)
         if blind is not None and bot.rng.random() < DARK:
-            return Action(player, "blind", blind.min_to)
+            return Action(player, "blind", blind.min_to if blind.ranged else blind.to)
         return Action(player, "check")
     if any(o.do == "look" for o in legal):  # B-4.3: seeing one's hand keeps the turn
         return Action(player, "look")
