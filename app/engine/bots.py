@@ -108,7 +108,8 @@ class ClassicBot(Bot):
         price = level
         odds = price / (view["pot"] + price)
         if chance < odds * 0.8:
-            return pick(("look", None, None)) if chance > 0.3 and rng.random() < 0.3 else fold
+            looks = chance > 0.3 and rng.random() < 0.3
+            return (pick(("look", None, None)) or fold) if looks else fold
         active = sum(1 for p in view["players"] if p["state"] == "active")
         if 0.3 < chance < 0.6 and active <= 3 and rng.random() < 0.3:
             deal = pick(("propose", None, "split"), ("propose", None, "cook"))

@@ -282,11 +282,8 @@ class ClassicHand(Hand):
         self.pot -= amount
         self.transfers.append(Transfer(amount, POT, player, kind))
 
-    def _emit(
-        self, kind: str, player: str | None, only: tuple[str, ...] | None = None, **data: Any
-    ) -> None:
-        """Record an event; `only` limits it to those players (a look's two hands)."""
-        self.events.append(Event(kind, player, data, only))
+    def _emit(self, kind: str, player: str | None, **data: Any) -> None:
+        self.events.append(Event(kind, player, data))
 
     # --- what is happening --------------------------------------------------------------
     @property
@@ -606,15 +603,8 @@ class ClassicHand(Hand):
             **({"tie": True} if tie else {}),
             **({"privileged": True} if privileged else {}),
         )
-        self._emit(
-            "look_cards",
-            p,
-            only=(p, target),
-            cards={
-                p: [str(c) for c in self.cards[p]],
-                target: [str(c) for c in self.cards[target]],
-            },
-        )
+        cards = {q: [str(c) for c in self.cards[q]] for q in (p, target)}
+        self.events.append(Event("look_cards", p, {"cards": cards}, (p, target)))  # the two only
         if tie:  # C-4.14: the target is linked to the survivor; chains merge
             for x, rep in self.links.items():
                 if rep == target:
@@ -813,7 +803,7 @@ class ClassicHand(Hand):
         return [str(c) for c in cards] if visible else None
 
     def view(self, viewer: str | None) -> dict[str, Any]:
-        players = [
+        players: list[dict[str, Any]] = [
             {
                 "name": p,
                 "balance": self.balance[p],

@@ -232,7 +232,11 @@ class Hand(ABC):
         )
         for action in self.history:
             fresh.act(action)
-        logs = {"events": self.events, "transfers": self.transfers, "deals": self.deals}
+        logs: dict[str, list[Any]] = {
+            "events": self.events,
+            "transfers": self.transfers,
+            "deals": self.deals,
+        }
         for name, log in logs.items():
             log[:] = getattr(fresh, name)
         vars(self).update({**vars(fresh), **logs, "deal_source": self.deal_source})

@@ -87,7 +87,7 @@ def parse(doc: Any) -> HandFile:
     _require(dark is None or dark in names, '"dark" must name one of the players')
 
     raw_deals = doc.get("deals")
-    _require(isinstance(raw_deals, list) and raw_deals, '"deals" must list at least one deal')
+    _require(isinstance(raw_deals, list) and bool(raw_deals), '"deals" must list at least one deal')
     scorer = SCORERS[variant.game]
     deals = []
     for d, raw in enumerate(raw_deals):
