@@ -81,6 +81,7 @@ def markdown_html(text: str) -> str:
             if para or (items and list_tag != tag):
                 flush()
             list_tag = tag
+            # Not typed (next line): the branch is taken only when one of the two matched.
             items.append(_inline((bullet or numbered).group(1)))  # type: ignore[union-attr]
         elif not line.strip():
             flush()

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from app.engine import handfile
 from app.engine.cards import verify_deal
@@ -66,12 +66,12 @@ def list_hands(
     s: Session, table: str | None = None, user: str | None = None, limit: int = LIST_LIMIT
 ) -> list[dict[str, Any]]:
     """The latest hands (newest first), of one table and/or with one player."""
-    query = select(HandRecord, Table.name).join(Table, Table.id == HandRecord.table_id)
+    query = select(HandRecord, Table.name).join(Table, col(Table.id) == HandRecord.table_id)
     if table is not None:
         query = query.where(HandRecord.table_id == get_table(s, table).id)
     name = get_user(s, user).name if user is not None else None
     rows = []
-    for hand, table_name in s.exec(query.order_by(HandRecord.id.desc())):  # type: ignore[union-attr]
+    for hand, table_name in s.exec(query.order_by(col(HandRecord.id).desc())):
         if name is None or name in players(hand):
             rows.append(hand_row(hand, table_name))
             if len(rows) == limit:
@@ -93,9 +93,9 @@ def ledger_moves(s: Session, hand_id: int) -> list[Move]:
     legs: dict[str, list[tuple[str, int, str]]] = {}
     for entry, account in s.exec(
         select(LedgerEntry, Account)
-        .join(Account, Account.id == LedgerEntry.account_id)
+        .join(Account, col(Account.id) == LedgerEntry.account_id)
         .where(LedgerEntry.hand_id == hand_id)
-        .order_by(LedgerEntry.id)
+        .order_by(col(LedgerEntry.id))
     ):
         party = (
             POT_PARTY

@@ -194,6 +194,7 @@ class LiveTable:
 
     def in_hand(self, name: str) -> bool:
         """A participant of the hand in play (his cards and turns are the engine's)."""
+        # Not typed (next line): PLAYING implies a hand.
         return self.phase == PLAYING and any(s.name == name for s in self.hand.seats)  # type: ignore[union-attr]
 
     # --- watching: join, leave, connection ----------------------------------------------
@@ -323,6 +324,7 @@ class LiveTable:
                 self._changed([self._event("queued", person.name, place=len(self.queue))])
                 return
             self._seat(person, free[0] if seat is None else seat, stack)
+            # Not typed (next line): the person was seated just above.
             self._changed([self._event("sat", person.name, seat=self.member(person.name).seat)])  # type: ignore[union-attr]
 
     def _check_stack(self, person: Person, stack: int | None) -> int | None:
@@ -374,6 +376,7 @@ class LiveTable:
             except TableError as refused:
                 events.append(self._event("dequeued", person.name, why=refused.reason))
                 continue
+            # Not typed (next line): the person was seated just above.
             events.append(self._event("sat", person.name, seat=self.member(person.name).seat))  # type: ignore[union-attr]
         return events
 
@@ -432,6 +435,7 @@ class LiveTable:
         if self.dealer_seat is None:
             self.dealer_seat = self._seat_of(secrets.choice(list(names)))
         n = len(self.seats)
+        # Not typed (next line): called only once a dealer seat is set.
         return min(names, key=lambda name: (self._seat_of(name) - self.dealer_seat) % n)  # type: ignore[operator]
 
     def _seat_of(self, name: str) -> int:
@@ -449,6 +453,7 @@ class LiveTable:
         )
         if candidate != member.name:
             raise TableError("not_now", "only the player left of the dealer may play dark now")
+        # Not typed (next line): a dark is offered only when there is a presumed dealer.
         return DarkChoice(member.name, dealer)  # type: ignore[arg-type]
 
     def _open_gathering(self) -> Event:
@@ -595,6 +600,7 @@ class LiveTable:
             )
         except Exception:
             log.exception("table %s: could not save %s; back to the saved hand", self.id, action)
+            # Not typed (next line): a hand in play has its stored row.
             self.hand, self.actions = replay_record(self.store.hand_doc(self.hand_id))  # type: ignore[arg-type]
             raise TableError("server", "the action could not be saved; try again") from None
         return events
