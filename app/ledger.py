@@ -39,8 +39,6 @@ from sqlalchemy import select as sql_select
 from sqlalchemy.orm.util import identity_key
 from sqlmodel import Session, col, select
 
-from app.engine.hand import HOUSE as ENGINE_HOUSE
-from app.engine.hand import POT as ENGINE_POT
 from app.engine.hand import Transfer
 from app.models import (
     HOUSE,
@@ -55,7 +53,7 @@ from app.models import (
     User,
     utcnow,
 )
-from app.variants import table_variant
+from app.table_rules import table_variant
 
 GRANT = "grant"
 REFUND = "refund"
@@ -308,11 +306,11 @@ def post(
         _positive(t.amount, t.kind)
     parties = {} if parties is None else parties
     missing = {n for t in transfers for n in (t.source, t.target)} - parties.keys()
-    if ENGINE_POT in missing:
-        parties[ENGINE_POT] = _account_id(s, POT, hand_id=hand_id)
-    if ENGINE_HOUSE in missing:
-        parties[ENGINE_HOUSE] = _account_id(s, HOUSE)
-    players = missing - {ENGINE_POT, ENGINE_HOUSE}
+    if POT in missing:
+        parties[POT] = _account_id(s, POT, hand_id=hand_id)
+    if HOUSE in missing:
+        parties[HOUSE] = _account_id(s, HOUSE)
+    players = missing - {POT, HOUSE}
     if players:
         kind, at = _plays_from(stacks), table_id if stacks else None
         for name, (user_id, account_id, _) in _players(s, players, table_id, stacks).items():

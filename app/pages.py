@@ -22,8 +22,8 @@ from app.engine.games import GAMES
 from app.engine.scoring import ABSOLUTE_KEY, SCORERS
 from app.forms import form_error_key
 from app.models import Table, get_db
+from app.table_rules import table_variant
 from app.tables.chat import PHRASES
-from app.variants import table_variant
 
 bp = Blueprint("pages", __name__)
 RULES_DIR = Path(__file__).resolve().parent / "rules_text"

@@ -14,8 +14,6 @@ from sqlmodel import Session, col, select
 
 from app.engine import handfile
 from app.engine.cards import verify_deal
-from app.engine.hand import HOUSE as HOUSE_PARTY
-from app.engine.hand import POT as POT_PARTY
 from app.engine.hand import RuleError
 from app.engine.scoring import SCORERS
 from app.models import (
@@ -98,9 +96,9 @@ def ledger_moves(s: Session, hand_id: int) -> list[Move]:
         .order_by(col(LedgerEntry.id))
     ):
         party = (
-            POT_PARTY
+            POT
             if account.kind == POT
-            else HOUSE_PARTY
+            else HOUSE
             if account.kind == HOUSE
             else names[account.user_id]
         )
@@ -152,7 +150,7 @@ def verify_hand(s: Session, hand_id: int) -> dict[str, Any]:
         except RuleError as e:
             problems.append(f"the replay fails: {e.message}")
         pot = sum(
-            (amount if payee == POT_PARTY else -amount if payer == POT_PARTY else 0)
+            (amount if payee == POT else -amount if payer == POT else 0)
             for payer, payee, amount, _ in recorded.elements()
         )
         report["pot"] = pot

@@ -14,7 +14,6 @@ from typing import Any
 from sqlmodel import Session, col, select
 
 from app import ledger
-from app.engine.hand import HOUSE as HOUSE_PARTY
 from app.engine.variants import VariantError
 from app.models import (
     CANCELLED,
@@ -28,7 +27,7 @@ from app.models import (
     Table,
     User,
 )
-from app.variants import table_variant
+from app.table_rules import table_variant
 
 from . import AdminError
 from .settle import settle
@@ -139,7 +138,7 @@ def results(s: Session, since: datetime, until: datetime | None = None) -> dict[
             col(Account.kind).in_((USER, STACK, HOUSE)),
         )
     ):
-        nets[HOUSE_PARTY if kind == HOUSE else names[user_id]] += amount
+        nets[HOUSE if kind == HOUSE else names[user_id]] += amount
     return dict(sorted(nets.items()))
 
 

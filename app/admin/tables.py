@@ -12,7 +12,7 @@ from app import ledger
 from app.engine.variants import VariantError
 from app.lobby.service import create_table
 from app.models import CANCELLED, PLAYING, STACK, Account, HandRecord, Table, User, utcnow
-from app.variants import find_variant, table_variant
+from app.table_rules import find_variant, table_variant
 
 from . import AdminError
 from .variants import json_rules

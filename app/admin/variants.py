@@ -11,7 +11,7 @@ from sqlmodel import Session, col, select
 
 from app.engine.variants import GAME_PARAMS, PRESETS, Variant, VariantError
 from app.models import CustomVariant, Table
-from app.variants import find_variant
+from app.table_rules import find_variant
 
 from . import AdminError
 

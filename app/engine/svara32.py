@@ -1,4 +1,4 @@
-"""The `svara32` hand: Bulgarian Svara with the betting of seed 004 and the options of seed 003.
+"""The `svara32` hand: Bulgarian Svara, its betting (B-3, B-4) and traditional options (B-6).
 
 Rules are `rules-svara32.md` (B-…); the decisions taken where it is silent are in
 `docs/rules.md` (## svara32). Amounts: every bet is counted in *level units*. A dark or
@@ -626,7 +626,7 @@ PARAMS = params(
     Param("practice", bool, False, "practice chips, not the balance (B-1.4)"),
     Param("practice_stack", int, 500, "practice chips each (B-1.4)", 1, 1_000_000),
     Param("heads_up_call_ends", bool, True, "heads-up, a call ends the betting (B-3.2)"),
-    Param("blind_chain", bool, False, "the blind chain of seed 003 (B-6.1)"),
+    Param("blind_chain", bool, False, "the traditional blind chain (B-6.1)"),
     Param("blind_pays_to_see", bool, False, "a blind bettor pays to see (B-6.2)"),
     Param("last_blind_wins", bool, False, "an unpaid blind wins the pot (B-6.3)"),
     Param("dealer_wins_unbet", bool, False, "no bet at all: the dealer wins (B-6.4)"),

@@ -21,8 +21,8 @@ from sqlmodel import Session, col, select
 from app.engine.variants import VariantError
 from app.extensions import socketio
 from app.models import Database, Table
+from app.table_rules import find_variant, table_variant
 from app.tables.chat import Chat
-from app.variants import find_variant, table_variant
 
 EXTENSION = "svara.lobby"
 ROOM = "lobby"

@@ -36,7 +36,7 @@ from app.models import (
     User,
     utcnow,
 )
-from app.variants import table_variant
+from app.table_rules import table_variant
 
 # An action saves its hand's row in place, without loading it: the columns given, by id.
 # Not typed (next line): SQLModel sets `__table__` on a table model at runtime.
