@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from typing import Any
 
-from app.engine.cards import parse_cards
+from app.engine.cards import CardError, parse_card, parse_cards
 from app.engine.hand import HOUSE, POT, Deal, DealSource, Hand, RuleError, Seat
 
 NO_MORE_DEALS = "no more deals in this test"
@@ -66,3 +67,19 @@ def check_money(hand: Hand, seats: Sequence[Seat] | None = None) -> None:
             if seat.name in (t.source, t.target)
         )
         assert money[seat.name] == seat.balance + moved >= 0
+
+
+def cards_in(obj: Any) -> Iterator[str]:
+    """Every string inside a JSON value that reads as a card."""
+    if isinstance(obj, str):
+        try:
+            parse_card(obj)
+        except CardError:
+            return
+        yield obj
+    elif isinstance(obj, dict):
+        for value in obj.values():
+            yield from cards_in(value)
+    elif isinstance(obj, list):
+        for value in obj:
+            yield from cards_in(value)

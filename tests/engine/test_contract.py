@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import json
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -21,12 +21,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.engine import games, handfile
-from app.engine.cards import Card, CardError, Shuffle, parse_card
+from app.engine.cards import Card, Shuffle
 from app.engine.hand import DECLARED, Action, Deal, DealSource, Hand, Legal, RuleError, Seat
 from app.engine.scoring import SCORERS
 from app.engine.variants import GAME_PARAMS, PRESETS, Variant
 
-from .handkit import check_money, clone, fingerprint
+from .handkit import cards_in, check_money, clone, fingerprint
 
 JAMMED = "the dealing machine jammed"
 VIEW_KEYS = {"game", "variant", "phase", "dealer", "pot", "level", "round", "turn", "players"}
@@ -67,22 +67,6 @@ def tables(draw: st.DrawFn, name: str) -> Table:
     dark = candidate if draw(st.booleans()) else None
     tie_prone = draw(st.booleans())
     return variant, seats, dealer, dark, tie_prone, random.Random(draw(st.integers(0, 2**32)))
-
-
-def cards_in(obj: Any) -> Iterator[str]:
-    """Every string inside a JSON value that reads as a card."""
-    if isinstance(obj, str):
-        try:
-            parse_card(obj)
-        except CardError:
-            return
-        yield obj
-    elif isinstance(obj, dict):
-        for value in obj.values():
-            yield from cards_in(value)
-    elif isinstance(obj, list):
-        for value in obj:
-            yield from cards_in(value)
 
 
 def check_legal_shape(option: Legal, json_option: dict[str, Any]) -> None:

@@ -9,20 +9,20 @@ leave the hand untouched, that money is conserved and that no view shows a hidde
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.engine.cards import CardError, Shuffle, parse_card
+from app.engine.cards import Shuffle
 from app.engine.hand import Action, Deal, Legal, RuleError, Seat
 from app.engine.scoring import SCORERS
 from app.engine.svara32 import Svara32Hand
 from app.engine.variants import Variant, get_variant
 
-from .handkit import NO_MORE_DEALS, check_money, clone, fingerprint, scripted
+from .handkit import NO_MORE_DEALS, cards_in, check_money, clone, fingerprint, scripted
 
 DECK = SCORERS["svara32"].deck
 NAMES = ("anna", "boris", "vera", "gleb", "dima", "egor")
@@ -84,22 +84,6 @@ def refused(hand: Svara32Hand, action: Action, message: str = "") -> None:
         hand.act(action)
     assert message in caught.value.message
     assert vars(hand) == before
-
-
-def cards_in(obj: Any) -> Iterator[str]:
-    """Every string inside a JSON value that reads as a card."""
-    if isinstance(obj, str):
-        try:
-            parse_card(obj)
-        except CardError:
-            return
-        yield obj
-    elif isinstance(obj, dict):
-        for value in obj.values():
-            yield from cards_in(value)
-    elif isinstance(obj, list):
-        for value in obj:
-            yield from cards_in(value)
 
 
 def shown_cards(hand: Svara32Hand) -> set[str]:
