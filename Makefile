@@ -34,6 +34,7 @@ run: $(STAMP)
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
 
 test: system-deps $(STAMP) lint
 	$(VENV)/bin/pytest

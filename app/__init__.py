@@ -61,6 +61,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     settings.load(app, config)
     if app.config["TRUST_PROXY"]:
         proxies = app.config["TRUST_PROXY"]
+        # Not typed (next line): Werkzeug's documented way to wrap the WSGI app.
         app.wsgi_app = ProxyFix(  # type: ignore[method-assign]
             app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies, x_port=proxies
         )

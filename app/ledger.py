@@ -37,10 +37,8 @@ from sqlalchemy import (
 )
 from sqlalchemy import select as sql_select
 from sqlalchemy.orm.util import identity_key
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
-from app.engine.hand import HOUSE as ENGINE_HOUSE
-from app.engine.hand import POT as ENGINE_POT
 from app.engine.hand import Transfer
 from app.models import (
     HOUSE,
@@ -55,7 +53,7 @@ from app.models import (
     User,
     utcnow,
 )
-from app.variants import table_variant
+from app.table_rules import table_variant
 
 GRANT = "grant"
 REFUND = "refund"
@@ -64,7 +62,9 @@ CASH_OUT = "cash_out"
 PRACTICE = "practice chips"  # the reason of the grants that make and take practice stacks
 
 # The tables themselves: the hot path writes with plain SQL, not through ORM objects.
+# Not typed (next line): SQLModel sets `__table__` on a table model at runtime.
 ACCOUNTS, LEDGER = Account.__table__, LedgerEntry.__table__  # type: ignore[attr-defined]
+# Not typed (next line): SQLModel sets `__table__` on a table model at runtime.
 USERS = User.__table__  # type: ignore[attr-defined]
 INSERT_ROWS = insert(LEDGER)
 
@@ -95,7 +95,7 @@ def _account_id(s: Session, kind: str, **keys: int | None) -> int:
 def _open(s: Session, kind: str, **keys: int | None) -> int:
     """A new account holding 0 (C-0.1)."""
     opened = s.execute(insert(ACCOUNTS).values(kind=kind, balance=0, created=utcnow(), **keys))
-    return opened.inserted_primary_key[0]
+    return opened.inserted_primary_key[0]  # type: ignore[attr-defined]  # an INSERT's CursorResult
 
 
 def _account(s: Session, kind: str, **keys: int | None) -> Account:
@@ -171,7 +171,7 @@ def move(
         s.exec(
             select(LedgerEntry)
             .where(LedgerEntry.movement == rows[0]["movement"])
-            .order_by(LedgerEntry.id)  # type: ignore[arg-type]
+            .order_by(col(LedgerEntry.id))
         )
     )
 
@@ -306,11 +306,11 @@ def post(
         _positive(t.amount, t.kind)
     parties = {} if parties is None else parties
     missing = {n for t in transfers for n in (t.source, t.target)} - parties.keys()
-    if ENGINE_POT in missing:
-        parties[ENGINE_POT] = _account_id(s, POT, hand_id=hand_id)
-    if ENGINE_HOUSE in missing:
-        parties[ENGINE_HOUSE] = _account_id(s, HOUSE)
-    players = missing - {ENGINE_POT, ENGINE_HOUSE}
+    if POT in missing:
+        parties[POT] = _account_id(s, POT, hand_id=hand_id)
+    if HOUSE in missing:
+        parties[HOUSE] = _account_id(s, HOUSE)
+    players = missing - {POT, HOUSE}
     if players:
         kind, at = _plays_from(stacks), table_id if stacks else None
         for name, (user_id, account_id, _) in _players(s, players, table_id, stacks).items():
@@ -411,7 +411,7 @@ def refund(s: Session, hand_id: int, reason: str) -> list[LedgerEntry]:
     net: dict[int, int] = defaultdict(int)
     for account_id, amount in s.exec(
         select(LedgerEntry.account_id, LedgerEntry.amount).where(
-            LedgerEntry.movement.in_(movements),  # type: ignore[attr-defined]
+            col(LedgerEntry.movement).in_(movements),
             LedgerEntry.account_id != pot.id,
         )
     ):
@@ -450,10 +450,10 @@ def verify(s: Session) -> Books:
     but a grant sums to zero, no account is negative, finished hands' pots are empty, and
     the money granted is exactly the balances plus the money in play."""
     books = Books()
-    sums = dict(
+    sums: dict[int | None, int] = dict(
         s.exec(
             select(LedgerEntry.account_id, func.sum(LedgerEntry.amount)).group_by(
-                LedgerEntry.account_id
+                col(LedgerEntry.account_id)
             )
         ).all()
     )

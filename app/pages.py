@@ -22,19 +22,14 @@ from app.engine.games import GAMES
 from app.engine.scoring import ABSOLUTE_KEY, SCORERS
 from app.forms import form_error_key
 from app.models import Table, get_db
+from app.table_rules import table_variant
 from app.tables.chat import PHRASES
-from app.variants import table_variant
 
 bp = Blueprint("pages", __name__)
 RULES_DIR = Path(__file__).resolve().parent / "rules_text"
 #: The pages' languages (static/js/i18n.js has a dictionary for each): Russian first (ui.md),
 #: English, and Bulgarian, whose game svara32 is; each named in its own words.
 LANGUAGES = {"ru": "Русский", "en": "English", "bg": "Български"}
-GAME_NAMES = {
-    "classic": "Свара · классика, 37 карт",
-    "shaha36": "Свара · 36 карт, шаха",
-    "svara32": "Свара 32 · болгарская",
-}
 
 
 # --- the rules as HTML -------------------------------------------------------------------
@@ -86,6 +81,7 @@ def markdown_html(text: str) -> str:
             if para or (items and list_tag != tag):
                 flush()
             list_tag = tag
+            # Not typed (next line): the branch is taken only when one of the two matched.
             items.append(_inline((bullet or numbered).group(1)))  # type: ignore[union-attr]
         elif not line.strip():
             flush()
@@ -178,7 +174,7 @@ def rules(game: str = "classic") -> Any:
         game=game,
         lang=lang,
         page_lang=lang if asked in LANGUAGES else "",
-        games=GAME_NAMES,
+        games={name: g.title for name, g in GAMES.items()},
         body=rules_html(game, lang),
     )
 

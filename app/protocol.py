@@ -81,6 +81,7 @@ def on(
     """Register a client event; call from a feature's `init_app`."""
 
     def event(data: Any = None) -> Any:
+        # Not typed (next line): Flask-SocketIO adds `sid` to the request of a socket event.
         player = get_presence().player(request.sid)  # type: ignore[attr-defined]
         if player is None:
             return refuse(name, "this connection was taken over")
@@ -100,6 +101,7 @@ def init_app(app: Flask) -> None:
 
     def failed(e: Exception) -> dict[str, Any]:
         log.exception("socket event failed", exc_info=e)
+        # Not typed (next line): Flask-SocketIO adds `event` to the request of a socket event.
         return refuse(request.event["message"], "internal error")  # type: ignore[attr-defined]
 
     socketio.on_event("*", unknown)

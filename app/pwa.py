@@ -16,7 +16,9 @@ from flask import Blueprint, Flask, Response, current_app, jsonify, render_templ
 
 bp = Blueprint("pwa", __name__)
 
-# What the worker stores on install: the shell of every page, in their static paths.
+STATIC = Path(__file__).resolve().parent.parent / "static"
+# What the worker stores on install: the shell of every page, in their static paths (the
+# table's per-game modules, static/js/games/, all of them).
 SHELL = (
     "css/app.css",
     "css/table.css",
@@ -31,6 +33,7 @@ SHELL = (
     "js/settings.js",
     "js/sound.js",
     "js/table.js",
+    *sorted(f"js/games/{p.name}" for p in (STATIC / "js" / "games").glob("*.js")),
     "vendor/socket.io.esm.min.js",
     "voice.js",
     "icons/icon.svg",

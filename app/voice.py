@@ -106,7 +106,7 @@ class SfuClient:
         if self.closed.is_set():
             raise VoiceUnavailable("the voice SFU connection is closed")
         request_id = next(self._ids)
-        done, box = threading.Event(), []
+        done, box = threading.Event(), list[dict[str, Any]]()
         self._pending[request_id] = (done, box)
         line = json.dumps({"id": request_id, "op": op, **fields}).encode() + b"\n"
         try:

@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from aiortc import RTCConfiguration, RTCPeerConnection, RTCRtpSender, RTCSessionDescription
 from aiortc.codecs.opus import OpusEncoder
@@ -156,6 +156,7 @@ class EncodedToneTrack(_Paced):
             self.payloads += payloads
         tone.stop()
 
+    # Not typed (next line): aiortc types recv as Frame | Packet; this track gives packets.
     async def recv(self) -> OpusPacket:  # type: ignore[override]
         pts = await self._next_pts()
         return OpusPacket(self.payloads[pts // FRAME_SAMPLES % len(self.payloads)], pts)
@@ -196,6 +197,7 @@ class Participant:
         await self.pc.setRemoteDescription(RTCSessionDescription(sdp, "answer"))
         for transceiver in self.pc.getTransceivers():
             if transceiver.direction == "recvonly":
+                assert transceiver.mid is not None  # negotiated by the answer just applied
                 counter = self.received.setdefault(transceiver.mid, SlotCounter())
                 task = asyncio.create_task(self._count(transceiver.receiver.track, counter))
                 self._readers.append(task)
@@ -220,7 +222,8 @@ class Participant:
                 if len(counter.payloads) < MAX_PAYLOADS:
                     counter.payloads.add(frame.data)
             else:
-                samples = array.array("h", bytes(frame.planes[0]))[::8]
+                audio = cast(AudioFrame, frame)  # a decoded track gives audio frames
+                samples = array.array("h", bytes(audio.planes[0]))[::8]
                 counter.energy += sum(s * s for s in samples) / max(len(samples), 1) / 32768**2
             async with self._arrival:
                 self._arrival.notify_all()

@@ -58,6 +58,7 @@ class GateTrack(MediaStreamTrack):
             self._queue.get_nowait()
         self._queue.put_nowait(item)
 
+    # Not typed (next line): aiortc types recv as Frame | Packet; this track gives packets.
     async def recv(self) -> OpusPacket:  # type: ignore[override]
         """The next packet to send; MediaStreamError once stopped (ends the sender)."""
         if self.readyState != "live":

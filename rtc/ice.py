@@ -123,6 +123,7 @@ class PortRangeEventLoop(asyncio.SelectorEventLoop):
         self.ports = ports
         self._cursor = itertools.cycle(range(len(ports)))
 
+    # Not typed (next line): the loop's signature, narrowed to the UDP endpoints aioice opens.
     async def create_datagram_endpoint(  # type: ignore[override]
         self, protocol_factory: Any, local_addr: Any = None, remote_addr: Any = None, **kwargs: Any
     ) -> tuple[asyncio.DatagramTransport, asyncio.DatagramProtocol]:

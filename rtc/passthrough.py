@@ -74,6 +74,7 @@ _original_decoder_worker = _receiver_module.decoder_worker
 async def _receive(self: RTCRtpReceiver, parameters: RTCRtpReceiveParameters) -> None:
     track = self._track
     if track is not None and track.kind == "audio":
+        # Not typed (next line): aiortc's private queue, replaced to skip decoding.
         self._RTCRtpReceiver__decoder_queue = _DirectQueue(track._queue)  # type: ignore[attr-defined]
     await _original_receive(self, parameters)
 
@@ -86,12 +87,14 @@ def _decoder_worker(loop: Any, input_q: Any, output_q: Any, decode_error: Any) -
 
 def install() -> None:
     """Make every audio receiver in this process pass Opus through (the SFU process)."""
+    # Not typed (next line): patched for the SFU's process only, restored by unpatch().
     RTCRtpReceiver.receive = _receive  # type: ignore[method-assign]
     _receiver_module.decoder_worker = _decoder_worker
 
 
 def uninstall() -> None:
     """Restore aiortc's own receiving (decoding) path."""
+    # Not typed (next line): the patch undone.
     RTCRtpReceiver.receive = _original_receive  # type: ignore[method-assign]
     _receiver_module.decoder_worker = _original_decoder_worker
 
@@ -122,6 +125,7 @@ def watch_levels(receiver: RTCRtpReceiver, on_level: Callable[[int], None]) -> N
             on_level(level[1])
         await handle(packet, arrival_time_ms)
 
+    # Not typed (next line): one receiver's packets also read their audio level.
     receiver._handle_rtp_packet = handle_with_level  # type: ignore[method-assign]
 
 

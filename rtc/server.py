@@ -123,7 +123,7 @@ class Server:
             writer.close()
             with contextlib.suppress(ConnectionError):
                 await writer.wait_closed()
-            self.connections.discard(this)  # type: ignore[arg-type]
+            self.connections.discard(this)
 
     async def _answer(self, client: Client, line: bytes) -> None:
         request_id: Any = None

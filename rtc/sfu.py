@@ -16,7 +16,7 @@ import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from aiortc import RTCPeerConnection, RTCRtpTransceiver, RTCSessionDescription
 from aiortc.mediastreams import MediaStreamError, MediaStreamTrack
@@ -24,7 +24,7 @@ from aiortc.sdp import SessionDescription
 
 from .gate import GateTrack
 from .ice import IceConfig
-from .passthrough import level_to_amplitude, watch_levels
+from .passthrough import OpusPacket, level_to_amplitude, watch_levels
 from .room import Room, RoomError
 
 #: How often speaking levels are sent (only when they changed).
@@ -212,7 +212,7 @@ class Sfu:
 
     def _wire(self, peer: Peer, offer: _Offer) -> MediaStreamTrack | None:
         """Point each transceiver at its role; returns the mic's incoming track."""
-        by_mid: dict[str, RTCRtpTransceiver] = {t.mid: t for t in peer.pc.getTransceivers()}
+        by_mid: dict[str | None, RTCRtpTransceiver] = {t.mid: t for t in peer.pc.getTransceivers()}
         for mid in offer.slot_mids:
             transceiver = by_mid[mid]
             gate = GateTrack()
@@ -241,7 +241,8 @@ class Sfu:
             for listener, slot in room.routes(peer.player):
                 target = self.peers.get((peer.table, listener))
                 if target is not None and slot < len(target.gates):
-                    target.gates[slot].push(packet, peer)
+                    # The mic's track is passthrough (rtc/passthrough.py): Opus packets.
+                    target.gates[slot].push(cast(OpusPacket, packet), peer)
                     self.forwarded += 1
 
     def _on_state(self, peer: Peer) -> None:

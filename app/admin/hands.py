@@ -10,12 +10,10 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from app.engine import handfile
 from app.engine.cards import verify_deal
-from app.engine.hand import HOUSE as HOUSE_PARTY
-from app.engine.hand import POT as POT_PARTY
 from app.engine.hand import RuleError
 from app.engine.scoring import SCORERS
 from app.models import (
@@ -29,7 +27,6 @@ from app.models import (
     Table,
     User,
 )
-from app.tables.runtime import replay_record
 
 from . import AdminError
 from .tables import get_table
@@ -67,12 +64,12 @@ def list_hands(
     s: Session, table: str | None = None, user: str | None = None, limit: int = LIST_LIMIT
 ) -> list[dict[str, Any]]:
     """The latest hands (newest first), of one table and/or with one player."""
-    query = select(HandRecord, Table.name).join(Table, Table.id == HandRecord.table_id)
+    query = select(HandRecord, Table.name).join(Table, col(Table.id) == HandRecord.table_id)
     if table is not None:
         query = query.where(HandRecord.table_id == get_table(s, table).id)
     name = get_user(s, user).name if user is not None else None
     rows = []
-    for hand, table_name in s.exec(query.order_by(HandRecord.id.desc())):  # type: ignore[union-attr]
+    for hand, table_name in s.exec(query.order_by(col(HandRecord.id).desc())):
         if name is None or name in players(hand):
             rows.append(hand_row(hand, table_name))
             if len(rows) == limit:
@@ -94,14 +91,14 @@ def ledger_moves(s: Session, hand_id: int) -> list[Move]:
     legs: dict[str, list[tuple[str, int, str]]] = {}
     for entry, account in s.exec(
         select(LedgerEntry, Account)
-        .join(Account, Account.id == LedgerEntry.account_id)
+        .join(Account, col(Account.id) == LedgerEntry.account_id)
         .where(LedgerEntry.hand_id == hand_id)
-        .order_by(LedgerEntry.id)
+        .order_by(col(LedgerEntry.id))
     ):
         party = (
-            POT_PARTY
+            POT
             if account.kind == POT
-            else HOUSE_PARTY
+            else HOUSE
             if account.kind == HOUSE
             else names[account.user_id]
         )
@@ -149,11 +146,11 @@ def verify_hand(s: Session, hand_id: int) -> dict[str, Any]:
             problems.append(f"the ledger differs from the rules: missing {missing}, extra {extra}")
     else:  # in play or cancelled: the actions so far must still be legal
         try:
-            replay_record(doc)
+            handfile.replay_record(doc)
         except RuleError as e:
             problems.append(f"the replay fails: {e.message}")
         pot = sum(
-            (amount if payee == POT_PARTY else -amount if payer == POT_PARTY else 0)
+            (amount if payee == POT else -amount if payer == POT else 0)
             for payer, payee, amount, _ in recorded.elements()
         )
         report["pot"] = pot

@@ -11,10 +11,9 @@ from collections import defaultdict
 from datetime import datetime
 from typing import Any
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from app import ledger
-from app.engine.hand import HOUSE as HOUSE_PARTY
 from app.engine.variants import VariantError
 from app.models import (
     CANCELLED,
@@ -28,7 +27,7 @@ from app.models import (
     Table,
     User,
 )
-from app.variants import table_variant
+from app.table_rules import table_variant
 
 from . import AdminError
 from .settle import settle
@@ -71,9 +70,9 @@ def show_balance(s: Session, name: str, recent: int = RECENT) -> dict[str, Any]:
     assert user.id is not None
     rows = s.exec(
         select(LedgerEntry, Account)
-        .join(Account, Account.id == LedgerEntry.account_id)
+        .join(Account, col(Account.id) == LedgerEntry.account_id)
         .where(Account.user_id == user.id)
-        .order_by(LedgerEntry.id.desc())  # type: ignore[union-attr]
+        .order_by(col(LedgerEntry.id).desc())
         .limit(recent)
     ).all()
     stacks = s.exec(
@@ -104,11 +103,11 @@ def verify(s: Session) -> dict[str, Any]:
 def practice_tables(s: Session) -> list[int]:
     """The tables that play for practice chips (B-1.4); a table whose custom variant was
     deleted is taken for one that played for money."""
-    found = []
+    found: list[int] = []
     for table in s.exec(select(Table)).all():
         try:
             if table_variant(s, table).rules.get("practice"):
-                found.append(table.id)
+                found.append(table.id)  # type: ignore[arg-type]  # a stored row has its id
         except VariantError:
             continue
     return found
@@ -124,8 +123,8 @@ def results(s: Session, since: datetime, until: datetime | None = None) -> dict[
     """
     hands = select(HandRecord.id).where(
         HandRecord.started >= since,
-        HandRecord.status.in_((FINISHED, CANCELLED)),  # type: ignore[attr-defined]
-        HandRecord.table_id.not_in(practice_tables(s)),  # type: ignore[attr-defined]
+        col(HandRecord.status).in_((FINISHED, CANCELLED)),
+        col(HandRecord.table_id).not_in(practice_tables(s)),
     )
     if until is not None:
         hands = hands.where(HandRecord.started < until)
@@ -133,13 +132,13 @@ def results(s: Session, since: datetime, until: datetime | None = None) -> dict[
     nets: dict[str, int] = defaultdict(int)
     for kind, user_id, amount in s.exec(
         select(Account.kind, Account.user_id, LedgerEntry.amount)
-        .join(Account, Account.id == LedgerEntry.account_id)
+        .join(Account, col(Account.id) == LedgerEntry.account_id)
         .where(
-            LedgerEntry.hand_id.in_(hands),  # type: ignore[union-attr]
-            Account.kind.in_((USER, STACK, HOUSE)),  # type: ignore[attr-defined]
+            col(LedgerEntry.hand_id).in_(hands),
+            col(Account.kind).in_((USER, STACK, HOUSE)),
         )
     ):
-        nets[HOUSE_PARTY if kind == HOUSE else names[user_id]] += amount
+        nets[HOUSE if kind == HOUSE else names[user_id]] += amount
     return dict(sorted(nets.items()))
 
 

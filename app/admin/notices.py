@@ -26,11 +26,11 @@ import socket
 import time
 from collections.abc import Callable
 from datetime import timedelta
-from typing import Any
+from typing import Any, cast
 
 from flask import Flask
 from sqlalchemy import update
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from app.extensions import socketio
 from app.models import Database, Notice, ServerBeat, utcnow
@@ -71,11 +71,11 @@ def take(s: Session, notice_id: int) -> bool:
     """Claim a notice for handling; False when someone (server or CLI) already has."""
     result = s.execute(
         update(Notice)
-        .where(Notice.id == notice_id, Notice.done.is_(None))  # type: ignore[union-attr]
+        .where(col(Notice.id) == notice_id, col(Notice.done).is_(None))
         .values(done=utcnow())
         .execution_options(synchronize_session=False)
     )
-    return result.rowcount == 1
+    return result.rowcount == 1  # type: ignore[attr-defined]  # an UPDATE gives a CursorResult
 
 
 def answer(db: Database, notice_id: int, timeout: float = ANSWER_SECONDS) -> dict[str, Any] | None:
@@ -122,7 +122,7 @@ class Poller:
             s.add(beat)
             s.flush()
             self.beat_id = beat.id
-            for notice in s.exec(select(Notice).where(Notice.done.is_(None))).all():  # type: ignore[union-attr]
+            for notice in s.exec(select(Notice).where(col(Notice.done).is_(None))).all():
                 if not self.ours(notice.data):
                     continue
                 notice.done = utcnow()
@@ -144,16 +144,19 @@ class Poller:
         if time.monotonic() >= self._next_beat:
             with self.db.session() as s:
                 s.execute(
-                    update(ServerBeat).where(ServerBeat.id == self.beat_id).values(seen=utcnow())
+                    update(ServerBeat)
+                    .where(col(ServerBeat.id) == self.beat_id)
+                    .values(seen=utcnow())
                 )
             self._next_beat = time.monotonic() + BEAT_SECONDS
         with self.db.session() as s:
             pending = s.exec(
                 select(Notice.id, Notice.kind, Notice.data)
-                .where(Notice.done.is_(None))  # type: ignore[union-attr]
-                .order_by(Notice.id)
+                .where(col(Notice.done).is_(None))
+                .order_by(col(Notice.id))
             ).all()
-        for notice_id, kind, data in pending:
+        # The rows as stored: an id, a kind and the JSON object (models/notices.py).
+        for notice_id, kind, data in cast("list[tuple[int, str, dict[str, Any]]]", pending):
             if not self.ours(data):
                 continue
             with self.db.session() as s:
@@ -161,7 +164,7 @@ class Poller:
                     continue
             result = self.apply(kind, data)
             with self.db.session() as s:
-                s.execute(update(Notice).where(Notice.id == notice_id).values(result=result))
+                s.execute(update(Notice).where(col(Notice.id) == notice_id).values(result=result))
 
     def ours(self, data: dict[str, Any]) -> bool:
         """Whether this process applies the notice: one about a table only where it is played

@@ -69,7 +69,7 @@ def zero_sum_groups(amounts: Sequence[int]) -> list[list[int]]:
             if best[mask ^ bit] + closes > best[mask]:
                 best[mask], last[mask] = best[mask ^ bit] + closes, bit
     groups: list[list[int]] = []
-    mask, current = full, []
+    mask, current = full, list[int]()
     while mask:
         if total[mask] == 0 and current:
             groups.append(current)

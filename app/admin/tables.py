@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlmodel import Session, func, select
+from sqlmodel import Session, col, func, select
 
 from app import ledger
 from app.engine.variants import VariantError
 from app.lobby.service import create_table
 from app.models import CANCELLED, PLAYING, STACK, Account, HandRecord, Table, User, utcnow
-from app.variants import find_variant, table_variant
+from app.table_rules import find_variant, table_variant
 
 from . import AdminError
 from .variants import json_rules
@@ -34,7 +34,7 @@ def get_table(s: Session, key: str) -> Table:
         if table is None:
             raise AdminError(f"no table with id {key}")
         return table
-    found = s.exec(select(Table).where(Table.name == key, ~Table.closed)).all()
+    found = s.exec(select(Table).where(Table.name == key, ~col(Table.closed))).all()
     if not found:
         raise AdminError(f"no open table named {key!r}")
     if len(found) > 1:
@@ -110,9 +110,9 @@ def table_row(s: Session, table: Table) -> dict[str, Any]:
 
 
 def list_tables(s: Session, include_closed: bool = False) -> list[dict[str, Any]]:
-    query = select(Table).order_by(Table.id)
+    query = select(Table).order_by(col(Table.id))
     if not include_closed:
-        query = query.where(~Table.closed)
+        query = query.where(~col(Table.closed))
     return [table_row(s, t) for t in s.exec(query).all()]
 
 
@@ -125,13 +125,13 @@ def show_table(s: Session, key: str) -> dict[str, Any]:
         rules = {"error": str(gone)}
     stacks = s.exec(
         select(User.name, Account.balance)
-        .join(User, User.id == Account.user_id)
+        .join(User, col(User.id) == Account.user_id)
         .where(Account.table_id == table.id, Account.kind == STACK, Account.balance > 0)
     ).all()
     hands = s.exec(
         select(HandRecord)
         .where(HandRecord.table_id == table.id)
-        .order_by(HandRecord.id.desc())  # type: ignore[union-attr]
+        .order_by(col(HandRecord.id).desc())
         .limit(10)
     ).all()
     return {
@@ -181,7 +181,7 @@ def seed(s: Session) -> list[dict[str, Any]]:
     """The demo tables that are missing (by name among open tables); none on a second run."""
     made = []
     for name, variant, rules in DEMO_TABLES:
-        exists = s.exec(select(Table.id).where(Table.name == name, ~Table.closed)).first()
+        exists = s.exec(select(Table.id).where(Table.name == name, ~col(Table.closed))).first()
         if exists is None:
             made.append(table_row(s, new_table(s, name, variant, sets=rules)))
     return made

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from app import ledger
 from app.auth.service import create_user, find_user, set_password
@@ -66,7 +66,7 @@ def show_user(s: Session, name: str) -> dict[str, Any]:
     ).all()
     rows = s.exec(
         select(LedgerEntry.id)
-        .join(Account, Account.id == LedgerEntry.account_id)
+        .join(Account, col(Account.id) == LedgerEntry.account_id)
         .where(Account.user_id == user.id)
     ).all()
     return {

@@ -7,11 +7,11 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from app.engine.variants import GAME_PARAMS, PRESETS, Variant, VariantError
 from app.models import CustomVariant, Table
-from app.variants import find_variant
+from app.table_rules import find_variant
 
 from . import AdminError
 
@@ -90,6 +90,7 @@ def create_variant(s: Session, name: str, base: str, sets: dict[str, str]) -> di
         raise AdminError(f"a variant named {name!r} exists")
     parent = find_variant(s, base)  # VariantError for an unknown base
     made = parent.with_rules(sets, name=name)  # VariantError for a key or value
+    # Not typed (next line): find_variant above found `base`: a preset or a custom variant.
     preset = _custom(s, base).base if base not in PRESETS else base  # type: ignore[union-attr]
     defaults = json_rules(PRESETS[preset].rules)
     rules = {k: v for k, v in json_rules(made.rules).items() if v != defaults[k]}
@@ -105,7 +106,7 @@ def delete_variant(s: Session, name: str) -> None:
     custom = _custom(s, name)
     if custom is None:
         raise VariantError(f"unknown variant {name!r}")
-    users = s.exec(select(Table.name).where(Table.variant == name, ~Table.closed)).all()
+    users = s.exec(select(Table.name).where(Table.variant == name, ~col(Table.closed))).all()
     if users:
         raise AdminError(f"{name!r} is in use by the open table(s) {', '.join(users)}")
     s.delete(custom)

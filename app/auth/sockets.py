@@ -20,6 +20,7 @@ def connect(auth: object = None) -> None:
         raise ConnectionRefusedError("login required")
     player = Player(user.id, user.name, user.is_admin)
     presence = get_presence()
+    # Not typed (next line): Flask-SocketIO adds `sid` to the request of a socket event.
     sid: str = request.sid  # type: ignore[attr-defined]
     old = presence.connect(player, sid)
     room = user_room(player.id)
@@ -36,6 +37,7 @@ def connect(auth: object = None) -> None:
 
 def disconnected(reason: object = None) -> None:
     presence = get_presence()
+    # Not typed (next line): Flask-SocketIO adds `sid` to the request of a socket event.
     sid: str = request.sid  # type: ignore[attr-defined]
     gone = presence.disconnect(sid)
     if gone is not None:

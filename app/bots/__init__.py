@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Blueprint, Flask, abort, current_app, redirect, request, url_for
-from sqlmodel import select
+from sqlmodel import col, select
 
 from app import protocol
 from app.auth.presence import Player
@@ -64,7 +64,7 @@ def practice() -> Any:
     with db.session() as s:
         table = s.exec(
             select(Table).where(
-                Table.variant == PRACTICE, Table.created_by == user.id, ~Table.closed
+                Table.variant == PRACTICE, Table.created_by == user.id, ~col(Table.closed)
             )
         ).first()
         if table is None:
@@ -158,7 +158,7 @@ def own_tables() -> list[dict[str, Any]]:
     with current_app.extensions[DB].session() as s:
         tables = s.exec(
             select(Table).where(
-                Table.created_by == user.id, ~Table.closed, Table.variant != PRACTICE
+                Table.created_by == user.id, ~col(Table.closed), Table.variant != PRACTICE
             )
         ).all()
         rows = [(t.id, t.name) for t in tables]
@@ -188,7 +188,8 @@ def start(app: Flask) -> None:
             bots.adopt(live)
         with app.extensions[DB].session() as s:
             wanted = {
-                t.id: t.bots for t in s.exec(select(Table).where(~Table.closed, Table.bots > 0))
+                t.id: t.bots
+                for t in s.exec(select(Table).where(~col(Table.closed), col(Table.bots) > 0))
             }
         for table_id, count in wanted.items():
             assert table_id is not None

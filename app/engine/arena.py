@@ -1,4 +1,4 @@
-"""Bot against bot: one bot's result per hand at a simulated table (issue 9's benchmark).
+"""Bot against bot: one bot's result per hand at a simulated table (benchmarks/bench_bots.py).
 
 The table is `simulate.session`: seeded deals, the dealer as the engine moves it, seats
 topped up between hands. Seat 0 plays the bot under test and the others the opponent bot,

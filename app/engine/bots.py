@@ -1,50 +1,18 @@
-"""Bots: policies that play a seat through the `Hand` API only (`legal` and `view`).
-
-A bot sees exactly what a human in its seat would see: the view of its own seat. Every
-bot draws its randomness from the `random.Random` it is given, so a seeded table plays
-the same hands again.
-"""
+"""The bots by name (`svara simulate --bot`, the arena, the live tables' seat fillers): the
+random bot, the classic bot, and the odds bot of bots_odds.py (the `Bot` base: policy.py)."""
 
 from __future__ import annotations
 
 import random
-from abc import ABC, abstractmethod
 from bisect import bisect_left
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ClassVar
+from collections.abc import Callable, Sequence
+from functools import cache
 
+from .bots_odds import OddsBot, to_of
 from .cards import parse_cards
 from .hand import Action, Legal
+from .policy import Bot, View, concrete
 from .scoring import SCORERS
-
-View = Mapping[str, Any]
-
-
-def concrete(player: str, option: Legal, rng: random.Random) -> Action:
-    """The action of a legal option, with a `to` picked inside its range when it has one."""
-    to = option.to
-    if option.min_to is not None and option.max_to is not None:
-        to = rng.randint(option.min_to, option.max_to)
-    return Action(player, option.do, to, option.deal)
-
-
-class Bot(ABC):
-    """A seat's policy. `uses_view` says whether `choose` needs the seat's view (building
-    it costs time, and a random bot does without)."""
-
-    games: ClassVar[tuple[str, ...] | None] = None  # None: any game
-    uses_view: ClassVar[bool] = True
-
-    def __init__(self, rng: random.Random):
-        self.rng = rng
-
-    @abstractmethod
-    def choose(self, player: str, legal: Sequence[Legal], view: View | None) -> Action:
-        """One action among `legal` (or a timeout) for `player`."""
-
-    def wants_dark(self) -> bool:
-        """Whether to choose the dark before the deal when the seat is the candidate."""
-        return False
 
 
 class RandomBot(Bot):
@@ -66,14 +34,16 @@ class RandomBot(Bot):
         return self.rng.random() < 0.5
 
 
-_CLASSIC = SCORERS["classic"]
-_CLASSIC_KEYS = sorted(score.key for score in _CLASSIC.table.values())
+@cache
+def _classic_keys() -> list[int]:
+    return sorted(SCORERS["classic"].keys.values())
 
 
 def classic_strength(cards: Sequence[str]) -> float:
     """The share of all three-card hands that a hand beats (C-3): 0 weakest, ~1 absolute."""
-    key = _CLASSIC.score(parse_cards(cards)).key
-    return bisect_left(_CLASSIC_KEYS, key) / len(_CLASSIC_KEYS)
+    keys = _classic_keys()
+    key = SCORERS["classic"].score(parse_cards(cards)).key
+    return bisect_left(keys, key) / len(keys)
 
 
 class ClassicBot(Bot):
@@ -129,7 +99,7 @@ class ClassicBot(Bot):
             if rng.random() < 0.5:
                 return pick(("look", None, None), ("bet", level, None)) or fold
             return pick(("bet", level, None)) or fold
-        raises = sorted((o for o in legal if o.do in ("bet", "give_on") and o.to), key=_to)
+        raises = sorted((o for o in legal if o.do in ("bet", "give_on") and o.to), key=to_of)
         if level is None:  # no bet open: bet a good hand, else pass or open
             bets = [o for o in raises if o.do == "bet"]
             if bets and chance > 0.55:
@@ -138,7 +108,8 @@ class ClassicBot(Bot):
         price = level
         odds = price / (view["pot"] + price)
         if chance < odds * 0.8:
-            return pick(("look", None, None)) if chance > 0.3 and rng.random() < 0.3 else fold
+            looks = chance > 0.3 and rng.random() < 0.3
+            return (pick(("look", None, None)) or fold) if looks else fold
         active = sum(1 for p in view["players"] if p["state"] == "active")
         if 0.3 < chance < 0.6 and active <= 3 and rng.random() < 0.3:
             deal = pick(("propose", None, "split"), ("propose", None, "cook"))
@@ -158,10 +129,4 @@ class ClassicBot(Bot):
         return pick(("bet", level, None), ("give_on", None, None), ("lock", None, None)) or fold
 
 
-def _to(option: Legal) -> int:
-    return option.to or 0
-
-
-BOTS: dict[str, type[Bot]] = {"random": RandomBot, "classic": ClassicBot}
-
-from . import bots_odds  # noqa: E402, F401  (adds the odds bot to BOTS; issue 9)
+BOTS: dict[str, type[Bot]] = {"random": RandomBot, "classic": ClassicBot, "odds": OddsBot}

@@ -1,4 +1,4 @@
-"""The odds bot: every game played from its chance of holding the best hand (issue 9).
+"""The odds bot: every game played from its chance of holding the best hand.
 
 It reads only its seat's view — its own cards as far as it has seen them, the cards shown
 or seen in looks, who is still in, the pot — and its legal actions. The deck minus the
@@ -19,9 +19,10 @@ from functools import lru_cache
 from itertools import combinations
 from typing import NamedTuple
 
-from .bots import BOTS, Bot, View, concrete
+from . import games
 from .cards import Card, parse_cards
 from .hand import Action, Legal
+from .policy import Bot, View, concrete
 from .scoring import SCORERS
 
 SAMPLES = 300  # deals sampled against two or more unknown hands
@@ -33,10 +34,8 @@ RAISE, BIG_RAISE = 0.75, 0.9  # per-rival win chance for a raise and for a pot-s
 LOOK = 0.55  # classic: the duel's win chance (ties included) worth a look
 DRAG = 1.5  # classic: an answer is paid in full each circle (C-4.3), so a call costs more
 
-KEYS: dict[str, dict[int, int]] = {
-    game: {bits: score.key for bits, score in scorer.table.items()}
-    for game, scorer in SCORERS.items()
-}
+# Every game's score keys by the OR of a hand's card bits.
+KEYS: games.Index[dict[int, int]] = games.Index(lambda gs: ((g.name, g.scorer.keys) for g in gs))
 
 
 class Reading(NamedTuple):
@@ -191,11 +190,10 @@ class OddsBot(Bot):
         assert view is not None
         if not legal:
             return Action(player, "timeout")
-        reading = read(view, player)
-        policy = {"classic": self._classic, "shaha36": self._shaha36}.get(view["game"])
-        return (policy or self._svara32)(player, legal, view, reading)
+        play = games.game(view["game"]).odds_policy
+        return play(self, player, legal, view, read(view, player))
 
-    def _pick(self, player: str, legal: Sequence[Legal], *wanted: str) -> Action | None:
+    def pick(self, player: str, legal: Sequence[Legal], *wanted: str) -> Action | None:
         """The first of `wanted` (an action name, or "propose:split") that is legal."""
         for want in wanted:
             do, _, deal = want.partition(":")
@@ -204,102 +202,27 @@ class OddsBot(Bot):
                     return concrete(player, option, self.rng)
         return None
 
-    def _either(self, player: str, legal: Sequence[Legal], yes: bool, do: str, dont: str) -> Action:
+    def either(self, player: str, legal: Sequence[Legal], yes: bool, do: str, dont: str) -> Action:
         """`do` if `yes`, else `dont` (both are offered together: join/skip, agree/refuse…)."""
-        action = self._pick(player, legal, do if yes else dont, dont)
+        action = self.pick(player, legal, do if yes else dont, dont)
         assert action is not None, f"{dont} is not offered: {legal}"
         return action
 
-    def _entry(self, player: str, legal: Sequence[Legal], pot: int, fee: int, free: int) -> Action:
+    def entry(self, player: str, legal: Sequence[Legal], pot: int, fee: int, free: int) -> Action:
         """C-7.3, S-7.3, B-5.2: buy into a Svara when the pot share of a fresh deal among
         the free players and itself is worth the fee (a fair price is taken: the bot
         outplays a weak table)."""
-        return self._either(player, legal, (pot + fee) / (free + 1) >= fee, "join", "skip")
+        return self.either(player, legal, (pot + fee) / (free + 1) >= fee, "join", "skip")
 
-    def _sized(self, player: str, option: Legal, level: int, pot: int, share: float) -> Action:
+    def sized(self, player: str, option: Legal, level: int, pot: int, share: float) -> Action:
         """A bet or raise of about `share` of the pot above the level, inside the range."""
         if option.min_to is None or option.max_to is None or option.to is not None:
             return concrete(player, option, self.rng)
         to = max(option.min_to, min(option.max_to, level + round(share * pot)))
         return Action(player, option.do, to)
 
-    # --- classic (C-2 … C-7) ------------------------------------------------------------
-    def _classic(self, player: str, legal: Sequence[Legal], view: View, reading: Reading) -> Action:
-        dos = {o.do for o in legal}
-        if view["phase"] == "svara_entry":
-            svara = view["svara"]
-            return self._entry(player, legal, view["pot"], svara["fee"], len(svara["free"]))
-        if view["phase"] == "dark_decision":  # C-7.5: the dark again, now and then
-            return self._either(player, legal, self.rng.random() < DARK, "dark_on", "dark_off")
-        odds = self.odds("classic", reading)
-        if "agree" in dos:  # C-5.2: a split or a cook is worth the fair share
-            return self._either(player, legal, odds.eq <= odds.fair, "agree", "refuse")
-        fold = Action(player, "fold")
-        level, pot = view["level"], view["pot"]
-        raises = sorted((o for o in legal if o.do in ("bet", "give_on") and o.to), key=_to)
-        if level is None:  # C-4.4, C-4.5, C-2.7: open a strong hand, else pass / open
-            bets = [o for o in raises if o.do == "bet"]
-            if bets and (odds.strength >= RAISE or self.rng.random() < BLUFF):
-                strong = odds.strength >= BIG_RAISE
-                return concrete(player, bets[-1] if strong else bets[0], self.rng)
-            return self._pick(player, legal, "pass", "open") or fold
-        look = next((o for o in legal if o.do == "look"), None)
-        if not reading.mine:  # C-2.5, C-4.17: the dark player's first decision, unseen
-            if look is not None and look.price < level:
-                return concrete(player, look, self.rng)
-            call = self._pick(player, legal, "bet") if odds.pays(pot, level) else None
-            return call or fold
-        if look is not None:  # C-4.11: the duel with the previous active player
-            below, equal = against_one("classic", reading.mine, reading.dead)
-            if below + equal >= LOOK:  # a tie folds the target
-                return concrete(player, look, self.rng)
-        higher = [o for o in raises if _to(o) > level]
-        if higher and odds.strength >= RAISE:
-            strong = odds.strength >= BIG_RAISE
-            return concrete(player, higher[-1] if strong else higher[0], self.rng)
-        drag = 1 if "lock" in dos else DRAG  # heads-up the lock ends it: no more circles
-        if odds.pays(pot, level * drag):
-            action = self._pick(player, legal, "lock", "bet", "give_on")
-            if action is not None and action.to in (None, level):
-                return action
-        if odds.eq < odds.fair:  # C-5.1: better a sure share than a fold
-            return self._pick(player, legal, "propose:split") or fold
-        return fold
-
-    # --- shaha36 (S-3 … S-7) ------------------------------------------------------------
-    def _shaha36(self, player: str, legal: Sequence[Legal], view: View, reading: Reading) -> Action:
-        dos = {o.do for o in legal}
-        phase = view["phase"]
-        if phase == "showdown":  # S-6.2: a weaker hand gains nothing by showing
-            return Action(player, "muck")
-        if phase == "tie":  # S-7.1: replay a pot that is small beside the stack, else split
-            stack = next(p["balance"] for p in view["players"] if p["name"] == player)
-            return self._either(player, legal, view["pot"] * 4 <= stack, "cook", "split")
-        if phase == "buy_in":
-            svara = view["svara"]
-            return self._entry(player, legal, view["pot"], svara["fee"], len(svara["players"]))
-        if "dark" in dos and not reading.mine and self.rng.random() < DARK:  # S-4.1, S-4.2
-            return concrete(player, next(o for o in legal if o.do == "dark"), self.rng)
-        if "look" in dos and len(reading.mine) < 3:  # S-1.3: turning costs nothing
-            return Action(player, "look")
-        return self._betting(player, legal, view, self.odds("shaha36", reading))
-
-    # --- svara32 (B-3 … B-6) ------------------------------------------------------------
-    def _svara32(self, player: str, legal: Sequence[Legal], view: View, reading: Reading) -> Action:
-        if view["phase"] == "svara_entry":
-            svara = view["svara"]
-            return self._entry(player, legal, view["pot"], svara["fee"], len(svara["players"]))
-        if view["phase"] == "blind":  # B-6.1: a blind now and then, else pass it up
-            blind = next((o for o in legal if o.do == "blind"), None)
-            if blind is not None and self.rng.random() < DARK:
-                return Action(player, "blind", blind.min_to)
-            return Action(player, "check")
-        if any(o.do == "look" for o in legal):  # B-4.3: seeing one's hand keeps the turn
-            return Action(player, "look")
-        return self._betting(player, legal, view, self.odds("svara32", reading))
-
     # --- the betting of shaha36 and svara32 --------------------------------------------
-    def _betting(self, player: str, legal: Sequence[Legal], view: View, odds: Odds) -> Action:
+    def betting(self, player: str, legal: Sequence[Legal], view: View, odds: Odds) -> Action:
         """Check/call/bet/raise/fold by equity and pot odds (S-3, B-3)."""
         options = {o.do: o for o in legal}
         stay = options.get("check") or options.get("call")
@@ -311,14 +234,12 @@ class OddsBot(Bot):
         bluff = price == 0 and self.rng.random() < BLUFF
         if grow is not None and (odds.strength >= RAISE or bluff):
             share = 1.0 if odds.strength >= BIG_RAISE else 0.5
-            return self._sized(player, grow, level, pot, share)
+            return self.sized(player, grow, level, pot, share)
         if stay is not None and (price == 0 or odds.pays(pot, price)):
             return concrete(player, stay, self.rng)
         return Action(player, "fold")
 
 
-def _to(option: Legal) -> int:
+def to_of(option: Legal) -> int:
+    """An option's fixed amount, 0 for none (to sort raises by)."""
     return option.to or 0
-
-
-BOTS["odds"] = OddsBot

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
 
 RANKS: tuple[str, ...] = ("6", "7", "8", "9", "10", "J", "Q", "K", "A")
@@ -165,7 +165,7 @@ class Shuffle(NamedTuple):
 def verify_deal(
     deck: Sequence[Card],
     players: Sequence[str],
-    dealt: dict[str, Sequence[Card]],
+    dealt: Mapping[str, Sequence[Card]],
     seed: str,
     commit: str,
 ) -> bool:

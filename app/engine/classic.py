@@ -1,8 +1,9 @@
-"""The `classic` hand (rules-classic.md, seed 000): one explicit state machine.
+"""The `classic` hand (rules-classic.md, C-…): one explicit state machine.
 
 The hand is built from the seats, the dealer, the dark choice and a deal source, and then
-fed `Action`s. Every action is checked against `legal()` before anything changes, so a
-refused action leaves the state as it was. The phases are:
+fed `Action`s. Every action is checked against `legal()` before anything changes (and a
+deal that cannot be drawn is undone by `Hand.act`), so a refused action leaves the state as
+it was. The phases are:
 
 - `betting`: one player holds the turn (C-2.4 … C-4.19);
 - `vote`: a «Варить»/«Делить» proposal waits for the other players (C-5.1 … C-5.3);
@@ -17,11 +18,25 @@ hands it to the next active player, who is then on his closing turn at once.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
+from functools import partial
 from math import ceil
-from typing import Any, ClassVar
+from typing import Any
 
-from .cards import Card
+from .bots_odds import (
+    BIG_RAISE,
+    BLUFF,
+    DARK,
+    DRAG,
+    LOOK,
+    RAISE,
+    OddsBot,
+    Reading,
+    against_one,
+    to_of,
+)
+from .cards import Card, make_deck
+from .games import Game, Manners
 from .hand import (
     DECLARED,
     POT,
@@ -35,10 +50,10 @@ from .hand import (
     RuleError,
     Seat,
     Transfer,
-    register,
 )
-from .scoring import SCORERS, Score
-from .variants import Variant
+from .policy import View, concrete
+from .scoring import ABSOLUTE, VALUE, Score, Scorer, plain_best, ranks_of
+from .variants import Param, Variant, build_variant, params
 
 BETTING, VOTE, SVARA_ENTRY, DARK_DECISION, FINISHED = (
     "betting",
@@ -53,8 +68,6 @@ DOS = (
     "pass", "bet", "fold", "open", "lock", "look", "give_on", "propose", "agree", "refuse",
     "join", "skip", "dark_on", "dark_off", "timeout", "withdraw",
 )  # fmt: skip
-# Actions after which a new deal may be drawn (the only step that can fail part-way).
-_MAY_DEAL = frozenset({"lock", "open", "agree", "join", "skip", "dark_on", "dark_off", "timeout"})
 
 FOLD = Legal("fold")
 PASS = Legal("pass")
@@ -65,7 +78,29 @@ SKIP = Legal("skip")
 DARK_OFF = Legal("dark_off")
 PROPOSALS = (Legal("propose", deal="cook"), Legal("propose", deal="split"))
 
-_SCORE = SCORERS["classic"].table
+
+def classic_rule(cards: Sequence[Card]) -> Score:
+    """C-3.1..C-3.8 evaluated directly."""
+    jokers = [c for c in cards if c.is_joker]
+    others = [c for c in cards if not c.is_joker]
+    ranks = ranks_of(others)
+    if ranks.count("6") == 3 or (jokers and ranks.count("6") == 2):
+        return ABSOLUTE  # C-3.7
+    if jokers:  # C-3.6
+        a, b = others
+        if a.suit == b.suit or a.rank == b.rank:
+            return Score.of(11 + VALUE[a.rank] + VALUE[b.rank])
+        return Score.of(11 + max(VALUE[a.rank], VALUE[b.rank]))
+    best = plain_best(others)  # C-3.2, C-3.5
+    if len(set(ranks)) == 1:
+        best = max(best, 3 * VALUE[ranks[0]])  # C-3.3
+    if ranks.count("A") == 2:
+        best = max(best, 22)  # C-3.4
+    return Score.of(best)
+
+
+SCORER = Scorer("classic", make_deck("6", joker=True), classic_rule)
+_SCORE = SCORER.table
 
 
 def _score(cards: Sequence[Card]) -> Score:
@@ -83,17 +118,10 @@ def describe(item: Action | Legal) -> str:
     return " ".join(words)
 
 
-@register
 class ClassicHand(Hand):
     """A `classic` hand from the ante to the award, through any number of Svaras."""
 
     game = "classic"
-    # The attributes that hold a list, dict or set (a test keeps this complete).
-    CONTAINERS: ClassVar[tuple[str, ...]] = (
-        "events", "transfers", "deals", "balance", "paid", "state", "seat_of", "winners",
-        "timed_out", "cards", "active", "answered", "links", "seen", "shown", "voters",
-        "pending", "joined",
-    )  # fmt: skip
 
     def __init__(
         self,
@@ -254,11 +282,8 @@ class ClassicHand(Hand):
         self.pot -= amount
         self.transfers.append(Transfer(amount, POT, player, kind))
 
-    def _emit(
-        self, kind: str, player: str | None, only: tuple[str, ...] | None = None, **data: Any
-    ) -> None:
-        """Record an event; `only` limits it to those players (a look's two hands)."""
-        self.events.append(Event(kind, player, data, only))
+    def _emit(self, kind: str, player: str | None, **data: Any) -> None:
+        self.events.append(Event(kind, player, data))
 
     # --- what is happening --------------------------------------------------------------
     @property
@@ -309,7 +334,7 @@ class ClassicHand(Hand):
         if level is None:  # C-4.4, C-4.5, C-2.7
             last = p == self._last_word()
             out = [OPEN if last else PASS]
-            out += [Legal("bet", n, n) for n in levels if n <= balance]
+            out += [Legal.fixed("bet", n, n) for n in levels if n <= balance]
             if not last:
                 out.append(FOLD)
             return out
@@ -318,7 +343,7 @@ class ClassicHand(Hand):
         look = self._look_legal(p, balance)
         if self.dark_waiting and p == self.dark_now:  # C-2.5: pay 30, look for 15, or fold
             if can_pay:
-                out.append(Legal("bet", level, level))
+                out.append(Legal.fixed("bet", level, level))
             if look is not None:
                 out.append(look)
             out.append(FOLD)
@@ -328,7 +353,7 @@ class ClassicHand(Hand):
                 if len(self.active) == 2:
                     out.append(Legal("lock", price=level))
                 out.append(Legal("give_on", price=level))
-                out += [Legal("give_on", n, level) for n in levels if n > level]
+                out += [Legal.fixed("give_on", n, level) for n in levels if n > level]
             if look is not None:
                 out.append(look)
             out.append(FOLD)
@@ -336,8 +361,8 @@ class ClassicHand(Hand):
                 out += PROPOSALS  # C-5.1
             return out
         if can_pay:
-            out.append(Legal("bet", level, level))
-        out += [Legal("bet", n, n) for n in levels if level < n <= balance]  # C-4.5
+            out.append(Legal.fixed("bet", level, level))
+        out += [Legal.fixed("bet", n, n) for n in levels if level < n <= balance]  # C-4.5
         if look is not None:
             out.append(look)
         out.append(FOLD)
@@ -354,7 +379,7 @@ class ClassicHand(Hand):
         return Legal("look", price=price) if price is not None and balance >= price else None
 
     # --- acting -------------------------------------------------------------------------
-    def act(self, action: Action) -> list[Event]:
+    def _validate(self, action: Action) -> Callable[[], None]:
         p, do = action.player, action.do
         if self.phase == FINISHED:
             raise RuleError("the hand is already over", p)
@@ -373,18 +398,7 @@ class ClassicHand(Hand):
                 f"{p} may not {describe(action)} now{f' ({why})' if why else ''}; legal: {options}",
                 p,
             )
-        start = len(self.events)
-        if do in _MAY_DEAL:
-            snapshot = self._snapshot()
-            try:
-                self._apply(action)
-            except RuleError:
-                self.__dict__.update(snapshot)
-                raise
-        else:
-            self._apply(action)
-        self._legal_cache = (None, [])
-        return self.events[start:]
+        return partial(self._apply, action)
 
     def _check_declared(self, action: Action, waiting: Sequence[str]) -> None:
         """`timeout` and `withdraw` are never in `legal()`: the server declares them when the
@@ -450,14 +464,6 @@ class ClassicHand(Hand):
         names = ", ".join(waiting) or "nobody"
         return f"it is not {p}'s turn: waiting for {names} ({self.phase})"
 
-    def _snapshot(self) -> dict[str, Any]:
-        """A copy of the state, one container deep (every container holds immutable
-        values), so that a deal source failing part-way leaves the hand untouched."""
-        state = self.__dict__.copy()
-        for name in self.CONTAINERS:
-            state[name] = state[name].copy()
-        return state
-
     def _apply(self, action: Action) -> None:
         p, do = action.player, action.do
         self._legal_cache = (None, [])
@@ -499,6 +505,7 @@ class ClassicHand(Hand):
             self._entry(p, do == "join", timeout=False)
         else:
             self._dark_choice(do == "dark_on", timeout=False)
+        self._legal_cache = (None, [])
 
     def _level(self) -> int:
         assert self.level is not None
@@ -596,15 +603,8 @@ class ClassicHand(Hand):
             **({"tie": True} if tie else {}),
             **({"privileged": True} if privileged else {}),
         )
-        self._emit(
-            "look_cards",
-            p,
-            only=(p, target),
-            cards={
-                p: [str(c) for c in self.cards[p]],
-                target: [str(c) for c in self.cards[target]],
-            },
-        )
+        cards = {q: [str(c) for c in self.cards[q]] for q in (p, target)}
+        self.events.append(Event("look_cards", p, {"cards": cards}, (p, target)))  # the two only
         if tie:  # C-4.14: the target is linked to the survivor; chains merge
             for x, rep in self.links.items():
                 if rep == target:
@@ -803,7 +803,7 @@ class ClassicHand(Hand):
         return [str(c) for c in cards] if visible else None
 
     def view(self, viewer: str | None) -> dict[str, Any]:
-        players = [
+        players: list[dict[str, Any]] = [
             {
                 "name": p,
                 "balance": self.balance[p],
@@ -860,3 +860,92 @@ class ClassicHand(Hand):
         if self.phase != FINISHED:
             raise RuleError(f"the hand is not over: waiting for {', '.join(self.awaiting())}")
         return HandResult(dict(self.balance), list(self.winners), 0, self.round)
+
+
+# --- the odds bot (bots_odds.py) ---------------------------------------------------------
+
+
+def odds_play(
+    bot: OddsBot, player: str, legal: Sequence[Legal], view: View, reading: Reading
+) -> Action:
+    """The odds bot's play in classic (games.OddsPolicy)."""
+    dos = {o.do for o in legal}
+    if view["phase"] == "svara_entry":
+        svara = view["svara"]
+        return bot.entry(player, legal, view["pot"], svara["fee"], len(svara["free"]))
+    if view["phase"] == "dark_decision":  # C-7.5: the dark again, now and then
+        return bot.either(player, legal, bot.rng.random() < DARK, "dark_on", "dark_off")
+    odds = bot.odds("classic", reading)
+    if "agree" in dos:  # C-5.2: a split or a cook is worth the fair share
+        return bot.either(player, legal, odds.eq <= odds.fair, "agree", "refuse")
+    fold = Action(player, "fold")
+    level, pot = view["level"], view["pot"]
+    raises = sorted((o for o in legal if o.do in ("bet", "give_on") and o.to), key=to_of)
+    if level is None:  # C-4.4, C-4.5, C-2.7: open a strong hand, else pass / open
+        bets = [o for o in raises if o.do == "bet"]
+        if bets and (odds.strength >= RAISE or bot.rng.random() < BLUFF):
+            strong = odds.strength >= BIG_RAISE
+            return concrete(player, bets[-1] if strong else bets[0], bot.rng)
+        return bot.pick(player, legal, "pass", "open") or fold
+    look = next((o for o in legal if o.do == "look"), None)
+    if not reading.mine:  # C-2.5, C-4.17: the dark player's first decision, unseen
+        if look is not None and look.price < level:
+            return concrete(player, look, bot.rng)
+        call = bot.pick(player, legal, "bet") if odds.pays(pot, level) else None
+        return call or fold
+    if look is not None:  # C-4.11: the duel with the previous active player
+        below, equal = against_one("classic", reading.mine, reading.dead)
+        if below + equal >= LOOK:  # a tie folds the target
+            return concrete(player, look, bot.rng)
+    higher = [o for o in raises if to_of(o) > level]
+    if higher and odds.strength >= RAISE:
+        strong = odds.strength >= BIG_RAISE
+        return concrete(player, higher[-1] if strong else higher[0], bot.rng)
+    drag = 1 if "lock" in dos else DRAG  # heads-up the lock ends it: no more circles
+    if odds.pays(pot, level * drag):
+        action = bot.pick(player, legal, "lock", "bet", "give_on")
+        if action is not None and action.to in (None, level):
+            return action
+    if odds.eq < odds.fair:  # C-5.1: better a sure share than a fold
+        return bot.pick(player, legal, "propose:split") or fold
+    return fold
+
+
+# --- the game ---------------------------------------------------------------------------
+
+PARAMS = params(
+    Param("seats", int, 8, "seats at the table (C-1.1)", 2, 8),
+    Param("ante", int, 10, "ante paid by each participant (C-2.1)", 1, 1_000_000),
+    Param("levels", tuple, (10, 20, 30), "ordinary bet levels (C-4.2)"),
+    Param("dark", bool, True, "the dark may be chosen (C-1.5)"),
+    Param("dark_fee", int, 15, "what the dark costs (C-1.5, C-2.1)", 0, 1_000_000),
+    Param("dark_min_players", int, 4, "participants needed to activate the dark (C-1.6)", 2, 8),
+    Param("look_fee", int, 15, "price of the dark player's privileged look (C-4.17)", 0, 1_000_000),
+    Param("turn_seconds", int, 30, "time for one decision (C-4.1)", 5, 600),
+    Param("ready_seconds", int, 30, "gathering timer between hands (C-1.3)", 5, 600),
+    Param("svara_seconds", int, 30, "time to decide on a Svara entry (C-7.3)", 5, 600),
+)
+
+GAME = Game(
+    name="classic",
+    title="Свара · классика, 37 карт",
+    hand=ClassicHand,
+    scorer=SCORER,
+    params=PARAMS,
+    presets=(
+        build_variant(
+            "classic", "classic", "37 cards with a joker, play from the balance (C-0.2)", PARAMS, {}
+        ),
+    ),
+    manners=Manners(
+        stacks=False,
+        gather_param="ready_seconds",
+        gather_after_hand=False,
+        stand_idle=True,
+        stand_offline=False,
+        chat_in_hand=True,
+        phase_seconds={"svara_entry": "svara_seconds"},
+        phase_keeps_turn=frozenset({"vote"}),
+    ),
+    odds_policy=odds_play,
+)

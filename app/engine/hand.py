@@ -1,11 +1,17 @@
 """What every game's hand has in common: its inputs, its outputs and its errors.
 
 A hand is an explicit state machine (after pokerkit's `State`): it is built from the seats,
-the dealer and a source of deals, then fed `Action`s one at a time. Each operation checks
-its preconditions and raises `RuleError` without touching the state; at every moment the
-hand says whom it waits for (`awaiting`), what each of them may do (`legal`) and what each
-viewer may see (`view`). Money moves only as `Transfer`s, which the server writes to the
-ledger one for one. There are no clocks here: a timer running out is the `timeout` action.
+the dealer and a source of deals, then fed `Action`s one at a time. At every moment the hand
+says whom it waits for (`awaiting`), what each of them may do (`legal`), where it stands
+(`phase`) and what each viewer may see (`view`). Money moves only as `Transfer`s, which the
+server writes to the ledger one for one. There are no clocks here: a timer running out is the
+`timeout` action.
+
+One contract for every game (`Hand.act`): the game validates an action completely
+(`_validate`, which raises `RuleError` saying what was expected) and returns its effect; the
+effect then runs inside one transaction. Once validated, the only step that can still fail is
+drawing a deal (a hand file short of deals, hand-file.md); the transaction then restores the
+hand as it was before the action, so a refused action never changes anything.
 """
 
 from __future__ import annotations
@@ -59,11 +65,11 @@ class Action(NamedTuple):
 
 
 class Legal(NamedTuple):
-    """An action a player may take now, with its price.
-
-    A fixed amount has `to` set (and `min_to == max_to == to`); a range (a raise) has `to`
-    None and the bounds in `min_to`/`max_to`. `price` is what the action costs the player
-    now (for a range: at `min_to`).
+    """An action a player may take now, with its price. Three shapes, built alike by every
+    game: no amount (`Legal("fold")`, `Legal("join", price=fee)`), a fixed amount
+    (`Legal.fixed`: `to` set) and a range (`Legal.range`: `to` None, the bounds in
+    `min_to`/`max_to`). `price` is what the action costs the player now (for a range: at
+    `min_to`).
     """
 
     do: str
@@ -72,6 +78,20 @@ class Legal(NamedTuple):
     min_to: int | None = None
     max_to: int | None = None
     deal: str | None = None
+
+    @classmethod
+    def fixed(cls, do: str, to: int, price: int, deal: str | None = None) -> Legal:
+        """An action to exactly `to` (a classic level, a call, a doubled dark)."""
+        return cls(do, to, price, None, None, deal)
+
+    @classmethod
+    def range(cls, do: str, low: int, high: int, price: int) -> Legal:
+        """A bet or raise to any amount from `low` to `high`; `price` is the cost at `low`."""
+        return cls(do, None, price, low, high)
+
+    @property
+    def ranged(self) -> bool:
+        return self.min_to is not None
 
     def as_json(self) -> dict[str, Any]:
         return {k: v for k, v in self._asdict().items() if v is not None}
@@ -148,6 +168,9 @@ class Hand(ABC):
     """The API every game's hand implements; servers, replay, bots and tests use only this."""
 
     game: ClassVar[str]
+    phase: str
+    """Where the hand stands (`betting` … `finished`): the game's own names, also the view's
+    `phase`; a table keys its timers on it (docs/protocol.md)."""
 
     def __init__(
         self,
@@ -165,6 +188,8 @@ class Hand(ABC):
         self.events: list[Event] = []
         self.transfers: list[Transfer] = []
         self.deals: list[Deal] = []
+        # The actions accepted so far: with the deals, what rebuilds the hand (`_restore`).
+        self.history: list[Action] = []
 
     # --- what is happening --------------------------------------------------------------
     @property
@@ -179,9 +204,42 @@ class Hand(ABC):
     def legal(self, player: str) -> list[Legal]:
         """What `player` may do now (empty when nothing)."""
 
-    @abstractmethod
     def act(self, action: Action) -> list[Event]:
         """Apply one action; returns the events it caused. Raises RuleError, changing nothing."""
+        effect = self._validate(action)
+        start = len(self.events)
+        try:
+            effect()
+        except Exception:
+            self._restore()
+            raise
+        self.history.append(action)
+        return self.events[start:]
+
+    @abstractmethod
+    def _validate(self, action: Action) -> Callable[[], None]:
+        """The action bound to its effect, or RuleError saying what was expected (the game's
+        rule ids in the message). Changes nothing: it only looks."""
+
+    def _restore(self) -> None:
+        """Undo an effect that failed part-way (its deal could not be drawn): the hand is a
+        function of its seats, deals and accepted actions (hand-file.md), so it is rebuilt from
+        the deals drawn before and `history`, and takes the rebuilt state. The logs stay the
+        same lists, cut back to what they held (callers may hold them)."""
+        stored = iter(list(self.deals))  # the rebuild asks only for those drawn before
+        fresh = type(self)(
+            self.variant, self.seats, self.dealer, lambda _players: next(stored), self.dark_choice
+        )
+        for action in self.history:
+            fresh.act(action)
+        logs: dict[str, list[Any]] = {
+            "events": self.events,
+            "transfers": self.transfers,
+            "deals": self.deals,
+        }
+        for name, log in logs.items():
+            log[:] = getattr(fresh, name)
+        vars(self).update({**vars(fresh), **logs, "deal_source": self.deal_source})
 
     @abstractmethod
     def view(self, viewer: str | None) -> dict[str, Any]:
@@ -231,12 +289,3 @@ class Hand(ABC):
             )
         self.deals.append(deal)
         return deal
-
-
-HANDS: dict[str, type[Hand]] = {}
-
-
-def register(cls: type[Hand]) -> type[Hand]:
-    """Class decorator: make a game's hand known to replay, simulate and the server."""
-    HANDS[cls.game] = cls
-    return cls

@@ -6,13 +6,14 @@ choice, the deals and the actions, fed to the game's `Hand` one action at a time
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from . import games
-from .cards import CardError, commitment, parse_cards, verify_deal
-from .hand import Action, Deal, Hand, RuleError, Seat
+from .cards import Card, CardError, commitment, parse_cards, verify_deal
+from .hand import Action, Deal, DealSource, Hand, RuleError, Seat, shuffled_deals
 from .scoring import SCORERS
 from .variants import PRESETS, Variant, VariantError, get_variant
 
@@ -86,7 +87,7 @@ def parse(doc: Any) -> HandFile:
     _require(dark is None or dark in names, '"dark" must name one of the players')
 
     raw_deals = doc.get("deals")
-    _require(isinstance(raw_deals, list) and raw_deals, '"deals" must list at least one deal')
+    _require(isinstance(raw_deals, list) and bool(raw_deals), '"deals" must list at least one deal')
     scorer = SCORERS[variant.game]
     deals = []
     for d, raw in enumerate(raw_deals):
@@ -167,6 +168,29 @@ def replay(hf: HandFile) -> Hand:
         ):
             raise ReplayError(None, None, f"deal {d} does not match its shuffle seed")
     return hand
+
+
+def continued_deals(stored: Sequence[Deal], deck: Sequence[Card]) -> DealSource:
+    """The recorded deals of a hand first (replay after a restart), then fresh shuffles."""
+    pending = deque(stored)
+    fresh = shuffled_deals(deck)
+
+    def source(players: Sequence[str]) -> Deal:
+        return pending.popleft() if pending else fresh(players)
+
+    return source
+
+
+def replay_record(doc: dict[str, Any]) -> tuple[Hand, list[Action]]:
+    """A hand in play rebuilt from its stored record (C-8.5): the same seats, deals and
+    actions, then fresh shuffles for the deals it still needs."""
+    hf = parse(doc)
+    game = games.game(hf.variant.game)
+    deals = continued_deals(hf.deals, game.scorer.deck)
+    hand = game.hand(hf.variant, hf.seats, hf.dealer, deals, hf.dark)
+    for action in hf.actions:
+        hand.act(action)
+    return hand, list(hf.actions)
 
 
 def replay_summary(hand: Hand) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""The `shaha36` hand (rules-shaha36.md, seed 001): one explicit state machine.
+"""The `shaha36` hand (rules-shaha36.md, S-…): one explicit state machine.
 
 36 cards with the 6♣ «шаха», a table stack per player, the ante «кон», pot-limit betting in
 one betting round per deal, the dark circle, all-in with one pot, the showdown in order with
@@ -11,7 +11,8 @@ show/muck for weaker hands, the tie vote, Svara with buy-ins, and the rake. The 
 - `finished`.
 
 Every action is checked completely (against `legal`) before anything changes, so a refused
-action leaves the hand as it was; `_why_not` only runs to explain a refusal.
+action leaves the hand as it was (`Hand.act` undoes a Svara deal that cannot be drawn);
+`_why_not` only runs to explain a refusal.
 """
 
 from __future__ import annotations
@@ -20,6 +21,9 @@ from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from typing import Any
 
+from .bots_odds import DARK, OddsBot, Reading
+from .cards import Card, card, make_deck
+from .games import Game, Manners
 from .hand import (
     HOUSE,
     POT,
@@ -32,25 +36,45 @@ from .hand import (
     RuleError,
     Seat,
     Transfer,
-    register,
 )
-from .scoring import SCORERS, Score
-from .variants import Variant
+from .policy import View, concrete
+from .scoring import Score, Scorer, plain_best, ranks_of
+from .variants import Param, Variant, build_variant, params
 
 BETTING, SHOWDOWN, TIE, BUY_IN, FINISHED = "betting", "showdown", "tie", "buy_in", "finished"
 ACTIONS = (
     "check", "bet", "call", "raise", "fold", "dark", "look",
     "show", "muck", "cook", "split", "join", "skip", "timeout",
 )  # fmt: skip
-SCORER = SCORERS["shaha36"]
+SHAHA = card("6", "♣")
+
+
+def shaha36_rule(cards: Sequence[Card]) -> Score:
+    """S-2.1..S-2.7 evaluated directly, with the names shown at showdown (S-2.7)."""
+    ranks = ranks_of(cards)
+    if ranks.count("6") == 3:
+        return Score.of(34, "три шахи")  # S-2.6: the 6♣ is a plain six here
+    if ranks.count("A") == 3:
+        return Score.of(33, "три лба")
+    if len(set(ranks)) == 1:
+        return Score.of(32.5)  # S-2.5
+    best = plain_best(cards)
+    if SHAHA in cards:  # S-2.3: +11 to the best suit of the other two, never a pair to three
+        best = max(best, 11 + plain_best([c for c in cards if c != SHAHA]))
+    if ranks.count("A") == 2 and best <= 22:
+        return Score.of(22, "два лба")  # S-2.4
+    suits = {c.suit for c in cards}
+    if best == 31 and len(suits) == 1 and SHAHA not in cards:
+        return Score.of(31, "старшие трынки")
+    return Score.of(best)
+
+
+SCORER = Scorer("shaha36", make_deck("6", joker=False), shaha36_rule)
 FOLD, CHECK, LOOK = Legal("fold"), Legal("check"), Legal("look")
 SHOW_OR_MUCK = [Legal("show"), Legal("muck")]
 VOTES = [Legal("cook"), Legal("split")]
-_LOGS = frozenset(("events", "transfers", "deals"))  # append-only: a refusal truncates them
-_CONTAINERS = frozenset((list, dict, set))
 
 
-@register
 class Shaha36Hand(Hand):
     """One shaha36 hand, from the ante to the last Svara."""
 
@@ -235,17 +259,17 @@ class Shaha36Hand(Hand):
         if self.dark_circle:  # S-4.2, S-5.3: exactly ×2 (all-in if short), or fold
             to = min(2 * level, all_in)
             do = "dark" if not self.turned[p] else ("raise" if to > level else "call")
-            return [Legal(do, to=to, price=to - paid), FOLD]
+            return [Legal.fixed(do, to, to - paid), FOLD]
         if paid == level:
             out = [CHECK]
         else:
             to = min(level, all_in)
-            out = [Legal("call", to=to, price=to - paid)]
+            out = [Legal.fixed("call", to, to - paid)]
         if all_in > level and not self._capped():
             if level == 0:
                 if self._may_start_dark(p):  # S-4.1
                     to = min(self.ante, all_in)
-                    out.append(Legal("dark", to=to, price=to))
+                    out.append(Legal.fixed("dark", to, to))
                 out.append(self._range("bet", p, self.ante, self.pot))  # S-3.2
             else:  # S-3.2 Decision: increment ≥ the last one, ≤ the pot after the call
                 out.append(self._range("raise", p, level + self.last_inc, self._raise_limit(p)))
@@ -263,8 +287,8 @@ class Shaha36Hand(Hand):
         paid = self.paid[p]
         all_in = paid + self.stack[p]
         if all_in <= low:
-            return Legal(do, to=all_in, price=all_in - paid)
-        return Legal(do, price=low - paid, min_to=low, max_to=min(high, all_in))
+            return Legal.fixed(do, all_in, all_in - paid)
+        return Legal.range(do, low, min(high, all_in), low - paid)
 
     def _may_start_dark(self, p: str) -> bool:
         """S-4.1: only the first player after the dealer, unlooked, as the first action."""
@@ -277,47 +301,6 @@ class Shaha36Hand(Hand):
         )
 
     # --- acting -------------------------------------------------------------------------
-    def act(self, action: Action) -> list[Event]:
-        apply = self._validate(action)
-        start = len(self.events)
-        if not self._may_deal(action):  # nothing can fail once validated
-            apply()
-            return self.events[start:]
-        saved = self._save()
-        try:
-            apply()
-        except RuleError:  # only a deal source can fail here (a hand file short of deals)
-            self._restore(saved)
-            raise
-        return self.events[start:]
-
-    def _may_deal(self, a: Action) -> bool:
-        """Whether `a` may lead to a Svara deal, the one step a deal source can refuse: only
-        what can end the betting (no one left to act, or a short all-in), the showdown, a
-        cook, or the last buy-in answer. Bets, raises and looks never do."""
-        phase, p = self.phase, a.player
-        if phase == BETTING:
-            if a.do in ("look", "bet", "raise"):
-                return False
-            return not self.pending - {p} or self.stack[p] <= self.level - self.paid[p]
-        if phase == TIE:
-            return a.do == "cook"
-        return phase == SHOWDOWN or len(self.offers) == 1
-
-    def _save(self) -> tuple[dict[str, Any], tuple[int, ...]]:
-        """The state one container deep (the containers hold immutable values) and the
-        lengths of the logs: enough to undo an action whose Svara deal could not be drawn."""
-        state = self.__dict__.copy()
-        for k, v in state.items():
-            if type(v) in _CONTAINERS and k not in _LOGS:
-                state[k] = v.copy()
-        return state, (len(self.events), len(self.transfers), len(self.deals))
-
-    def _restore(self, saved: tuple[dict[str, Any], tuple[int, ...]]) -> None:
-        state, (events, transfers, deals) = saved
-        self.__dict__.update(state)
-        del self.events[events:], self.transfers[transfers:], self.deals[deals:]
-
     def _validate(self, a: Action) -> Callable[[], None]:
         """The action bound to its effect, or RuleError saying what was expected."""
         p, do, to = a.player, a.do, a.to
@@ -363,7 +346,7 @@ class Shaha36Hand(Hand):
 
     def _amount(self, p: str, option: Legal, to: int | None) -> int | None:
         """The amount of an action that matches `option`, or RuleError why it does not."""
-        if option.min_to is not None and option.max_to is not None:
+        if option.min_to is not None and option.max_to is not None:  # Legal.range
             if to is None:
                 raise RuleError(f"{option.do} needs to: {option.min_to}..{option.max_to}", p)
             if not option.min_to <= to <= option.max_to:
@@ -789,3 +772,75 @@ class Shaha36Hand(Hand):
         if self.phase != FINISHED:
             raise RuleError(f"the hand is not over: waiting for {', '.join(self.awaiting())}")
         return HandResult(dict(self.stack), list(self.winners), self.rake, self.svaras)
+
+
+# --- the odds bot (bots_odds.py) ---------------------------------------------------------
+
+
+def odds_play(
+    bot: OddsBot, player: str, legal: Sequence[Legal], view: View, reading: Reading
+) -> Action:
+    """The odds bot's play in shaha36 (games.OddsPolicy)."""
+    dos = {o.do for o in legal}
+    phase = view["phase"]
+    if phase == "showdown":  # S-6.2: a weaker hand gains nothing by showing
+        return Action(player, "muck")
+    if phase == "tie":  # S-7.1: replay a pot that is small beside the stack, else split
+        stack = next(p["balance"] for p in view["players"] if p["name"] == player)
+        return bot.either(player, legal, view["pot"] * 4 <= stack, "cook", "split")
+    if phase == "buy_in":
+        svara = view["svara"]
+        return bot.entry(player, legal, view["pot"], svara["fee"], len(svara["players"]))
+    if "dark" in dos and not reading.mine and bot.rng.random() < DARK:  # S-4.1, S-4.2
+        return concrete(player, next(o for o in legal if o.do == "dark"), bot.rng)
+    if "look" in dos and len(reading.mine) < 3:  # S-1.3: turning costs nothing
+        return Action(player, "look")
+    return bot.betting(player, legal, view, bot.odds("shaha36", reading))
+
+
+# --- the game ---------------------------------------------------------------------------
+
+PARAMS = params(
+    Param("seats", int, 6, "seats at the table (S-1.2)", 2, 6),
+    Param("ante", int, 10, "the ante, «кон» (S-1.2)", 1, 1_000_000),
+    Param("buy_in_min", int, 20, "smallest stack, in antes (S-1.5)", 1, 10_000),
+    Param("buy_in_max", int, 100, "largest stack, in antes (S-1.5)", 1, 10_000),
+    Param("dark", bool, True, "the dark circle is allowed (S-4)"),
+    Param("turn_seconds", int, 20, "time for one decision (S-3.4)", 5, 600),
+    Param("new_hand_seconds", int, 30, "time to press «Новая раздача» (S-1.6)", 5, 600),
+    Param("show_seconds", int, 3, "time to show or muck a weaker hand (S-6.2)", 1, 60),
+    Param("tie_seconds", int, 10, "time for two tied players to split or cook (S-7.1)", 1, 120),
+    Param("buy_in_seconds", int, 10, "time for each Svara buy-in offer (S-7.3)", 1, 120),
+    Param("offline_seconds", int, 120, "offline time before standing up (S-1.7)", 10, 3600),
+    Param("rake_percent", int, 3, "rake of the final pot, percent (S-8.1)", 0, 100),
+    Param("rake_cap_antes", int, 10, "rake ceiling in antes (S-8.1)", 0, 1000),
+    Param("max_svaras", int, 10, "Svaras in a row before the pot is split (S-7.5)", 1, 100),
+    Param("bots", bool, False, "a bot sits at the table: no rake (S-8.2)"),
+)
+
+GAME = Game(
+    name="shaha36",
+    title="Свара · 36 карт, шаха",
+    hand=Shaha36Hand,
+    scorer=SCORER,
+    params=PARAMS,
+    presets=(
+        build_variant(
+            "shaha36", "shaha36", "36 cards, the 6♣ «шаха», pot limit, rake (S-1, S-8)", PARAMS, {}
+        ),
+    ),
+    manners=Manners(
+        stacks=True,
+        gather_param="new_hand_seconds",
+        gather_after_hand=True,
+        stand_idle=False,
+        stand_offline=True,
+        chat_in_hand=False,
+        phase_seconds={
+            "showdown": "show_seconds",
+            "tie": "tie_seconds",
+            "buy_in": "buy_in_seconds",
+        },
+    ),
+    odds_policy=odds_play,
+)

@@ -1,4 +1,4 @@
-"""The `svara32` hand: Bulgarian Svara with the betting of seed 004 and the options of seed 003.
+"""The `svara32` hand: Bulgarian Svara, its betting (B-3, B-4) and traditional options (B-6).
 
 Rules are `rules-svara32.md` (B-…); the decisions taken where it is silent are in
 `docs/rules.md` (## svara32). Amounts: every bet is counted in *level units*. A dark or
@@ -10,11 +10,14 @@ only the others: the blind bettor himself must bring his chips up to the level t
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, ClassVar
 
-from .cards import Card
+from .bots_odds import DARK, OddsBot, Reading
+from .cards import Card, card, make_deck
+from .games import Game, Manners
 from .hand import (
     POT,
     Action,
@@ -26,22 +29,41 @@ from .hand import (
     RuleError,
     Seat,
     Transfer,
-    register,
 )
-from .scoring import SCORERS, best_of
-from .variants import Variant
+from .policy import View
+from .scoring import VALUE, Score, Scorer, best_of, plain_best, ranks_of
+from .variants import Param, Variant, build_variant, params
 
-SCORER = SCORERS["svara32"]
+SVARA32_JOKER = card("7", "♣")
+
+
+def svara32_rule(cards: Sequence[Card]) -> Score:
+    """B-2.1..B-2.6 evaluated directly."""
+    ranks = ranks_of(cards)
+    if ranks.count("7") == 3:
+        return Score.of(34)  # B-2.4: the top hand
+    if len(set(ranks)) == 1:
+        return Score.of(3 * VALUE[ranks[0]])  # B-2.3
+    best = plain_best(cards)
+    if ranks.count("A") == 2:
+        best = max(best, 22)  # B-2.4
+    if ranks.count("7") == 2:
+        best = max(best, 23)  # B-2.4, whatever the suits (the 7♣ included)
+    if SVARA32_JOKER in cards:  # B-2.5: 11, joining a pair's rank or the best suit
+        a, b = (c for c in cards if c != SVARA32_JOKER)
+        if a.rank == b.rank or a.suit == b.suit:
+            best = max(best, 11 + VALUE[a.rank] + VALUE[b.rank])
+        else:
+            best = max(best, 11 + max(VALUE[a.rank], VALUE[b.rank]))
+    return Score.of(best)
+
+
+SCORER = Scorer("svara32", make_deck("7", joker=False), svara32_rule)
 ACTIONS = ("call", "raise", "fold", "look", "join", "skip", "timeout", "blind", "check")
 
 
 def _ceil_div(a: int, b: int) -> int:
     return -(-a // b)
-
-
-def _fixed(do: str, to: int, price: int) -> Legal:
-    """A legal action with one amount (hand.py: `to` set and `min_to == max_to == to`)."""
-    return Legal(do, to=to, price=price, min_to=to, max_to=to)
 
 
 @dataclass
@@ -61,7 +83,6 @@ class _Player:
     chips: int = 0  # chips paid in this round
 
 
-@register
 class Svara32Hand(Hand):
     """One hand of svara32 from the antes to the last Svara (B-1 … B-6)."""
 
@@ -228,7 +249,7 @@ class Svara32Hand(Hand):
             return []
         p = self.players[player]
         if self.phase == "svara_entry":
-            return [_fixed("join", self.fee, self.fee), Legal("skip")]
+            return [Legal("join", price=self.fee), Legal("skip")]
         if self.phase == "blind":
             return self._legal_blind(p)
         return self._legal_betting(p)
@@ -243,10 +264,10 @@ class Svara32Hand(Hand):
         top = min(p.stack, others // 2)
         out = [Legal("check")]
         if self.last_blind is None and top >= self.ante:
-            out.insert(0, Legal("blind", price=self.ante, min_to=self.ante, max_to=top))
+            out.insert(0, Legal.range("blind", self.ante, top, self.ante))
         elif self.last_blind is not None and 2 * self.players[self.last_blind].blind <= top:
             double = 2 * self.players[self.last_blind].blind
-            out.insert(0, _fixed("blind", double, double))
+            out.insert(0, Legal.fixed("blind", double, double))
         return out
 
     def _legal_betting(self, p: _Player) -> list[Legal]:
@@ -256,20 +277,21 @@ class Svara32Hand(Hand):
         if price == 0 and self.variant["dealer_wins_unbet"]:
             out = [Legal("check")]
         else:
-            out = [_fixed("call", target, price)]
+            out = [Legal.fixed("call", target, price)]
         low, high = self.level + self.ante, self._cap()
         if high >= low:
-            out.append(Legal("raise", price=low - basis, min_to=low, max_to=high))
+            out.append(Legal.range("raise", low, high, low - basis))
         out.append(Legal("fold"))
         if not p.seen:
             out.append(Legal("look"))
         return out
 
     # --- acting -------------------------------------------------------------------------
-    def act(self, action: Action) -> list[Event]:
-        """Validate fully, then apply: a RuleError leaves the hand exactly as it was."""
-        start = len(self.events)
+    def _validate(self, action: Action) -> Callable[[], None]:
         legal = self._check(action)
+        return partial(self._apply, action, legal)
+
+    def _apply(self, action: Action, legal: Legal) -> None:
         p = self.players[action.player]
         do = action.do
         if do == "timeout":
@@ -293,7 +315,6 @@ class Svara32Hand(Hand):
         else:
             assert to is not None or do == "check"
             self._bet(p, do, to if to is not None else self._basis(p))
-        return self.events[start:]
 
     def _check(self, action: Action) -> Legal:
         """The legal action this is, or RuleError saying what was expected."""
@@ -324,21 +345,21 @@ class Svara32Hand(Hand):
                 f"{action.player} cannot {action.do} now; legal: {names}", action.player
             )
         o = named[0]
-        if o.min_to is None:  # fold, look, skip, check: no amount
-            if action.to is not None:
-                raise RuleError(f"{action.do} takes no amount", action.player)
-        elif action.to is None:
-            if o.to is None:
+        if o.min_to is not None and o.max_to is not None:  # Legal.range: raise, a first blind
+            if action.to is None:
                 raise RuleError(
                     f"{action.do} needs `to` between {o.min_to} and {o.max_to}", action.player
                 )
-        elif o.to is not None and action.to != o.to:
-            raise RuleError(f"{action.do} must be to {o.to}, not {action.to}", action.player)
-        elif not o.min_to <= action.to <= (o.max_to or 0):
-            raise RuleError(
-                f"{action.do} to must be between {o.min_to} and {o.max_to}, not {action.to}",
-                action.player,
-            )
+            if not o.min_to <= action.to <= o.max_to:
+                raise RuleError(
+                    f"{action.do} to must be between {o.min_to} and {o.max_to}, not {action.to}",
+                    action.player,
+                )
+        elif o.to is not None:  # Legal.fixed: the amount may be left out
+            if action.to is not None and action.to != o.to:
+                raise RuleError(f"{action.do} must be to {o.to}, not {action.to}", action.player)
+        elif action.to is not None:  # fold, look, join, skip, check: no amount
+            raise RuleError(f"{action.do} takes no amount", action.player)
         return o
 
     def _timeout_action(self, p: _Player) -> tuple[str, Legal]:
@@ -570,3 +591,88 @@ class Svara32Hand(Hand):
     @property
     def next_dealer(self) -> str | None:
         return self._after(self.dealer) if self.finished else None
+
+
+# --- the odds bot (bots_odds.py) ---------------------------------------------------------
+
+
+def odds_play(
+    bot: OddsBot, player: str, legal: Sequence[Legal], view: View, reading: Reading
+) -> Action:
+    """The odds bot's play in svara32 (games.OddsPolicy)."""
+    if view["phase"] == "svara_entry":
+        svara = view["svara"]
+        return bot.entry(player, legal, view["pot"], svara["fee"], len(svara["players"]))
+    if view["phase"] == "blind":  # B-6.1: a blind now and then, else pass it up
+        blind = next((o for o in legal if o.do == "blind"), None)
+        if blind is not None and bot.rng.random() < DARK:
+            return Action(player, "blind", blind.min_to if blind.ranged else blind.to)
+        return Action(player, "check")
+    if any(o.do == "look" for o in legal):  # B-4.3: seeing one's hand keeps the turn
+        return Action(player, "look")
+    return bot.betting(player, legal, view, bot.odds("svara32", reading))
+
+
+# --- the game ---------------------------------------------------------------------------
+
+PARAMS = params(
+    Param("seats", int, 6, "seats at the table (B-1.2)", 2, 6),
+    Param("ante", int, 10, "the table stake (B-1.2)", 1, 1_000_000),
+    Param("buy_in_min", int, 20, "smallest stack, in antes", 1, 10_000),
+    Param("buy_in_max", int, 100, "largest stack, in antes", 1, 10_000),
+    Param("dark", bool, True, "the dark before the deal is allowed (B-4.1, B-4.4)"),
+    Param("turn_seconds", int, 30, "time for one decision (B-1.5)", 5, 600),
+    Param("svara_seconds", int, 30, "time to decide on a Svara entry (B-5.2)", 5, 600),
+    Param("practice", bool, False, "practice chips, not the balance (B-1.4)"),
+    Param("practice_stack", int, 500, "practice chips each (B-1.4)", 1, 1_000_000),
+    Param("heads_up_call_ends", bool, True, "heads-up, a call ends the betting (B-3.2)"),
+    Param("blind_chain", bool, False, "the traditional blind chain (B-6.1)"),
+    Param("blind_pays_to_see", bool, False, "a blind bettor pays to see (B-6.2)"),
+    Param("last_blind_wins", bool, False, "an unpaid blind wins the pot (B-6.3)"),
+    Param("dealer_wins_unbet", bool, False, "no bet at all: the dealer wins (B-6.4)"),
+    Param("bots", bool, False, "a bot sits at the table"),
+)
+
+GAME = Game(
+    name="svara32",
+    title="Свара 32 · болгарская",
+    hand=Svara32Hand,
+    scorer=SCORER,
+    params=PARAMS,
+    presets=(
+        build_variant(
+            "svara32", "svara32", "Bulgarian Svara, 32 cards, 7♣ joker (B-1)", PARAMS, {}
+        ),
+        build_variant(
+            "svara32-traditional",
+            "svara32",
+            "svara32 with the blind chain (B-6)",
+            PARAMS,
+            {
+                "blind_chain": True,
+                "blind_pays_to_see": True,
+                "last_blind_wins": True,
+                "dealer_wins_unbet": True,
+                "heads_up_call_ends": False,
+                "dark": False,
+            },
+        ),
+        build_variant(
+            "svara32-practice",
+            "svara32",
+            "one player against the bot, 500 practice chips each, ante 10 (B-1.4)",
+            PARAMS,
+            {"seats": 2, "ante": 10, "practice": True, "bots": True},
+        ),
+    ),
+    manners=Manners(
+        stacks=True,
+        gather_param=None,
+        gather_after_hand=False,
+        stand_idle=True,
+        stand_offline=False,
+        chat_in_hand=True,
+        phase_seconds={"svara_entry": "svara_seconds"},
+    ),
+    odds_policy=odds_play,
+)

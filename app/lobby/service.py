@@ -16,13 +16,13 @@ from collections.abc import Callable
 from typing import Any
 
 from flask import current_app
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from app.engine.variants import VariantError
 from app.extensions import socketio
 from app.models import Database, Table
+from app.table_rules import find_variant, table_variant
 from app.tables.chat import Chat
-from app.variants import find_variant, table_variant
 
 EXTENSION = "svara.lobby"
 ROOM = "lobby"
@@ -74,7 +74,9 @@ class Lobby:
     def tables(self) -> list[dict[str, Any]]:
         """Every open public table, oldest first."""
         with self.db.session() as s:
-            query = select(Table).where(~Table.closed, ~Table.private).order_by(Table.id)
+            query = (
+                select(Table).where(~col(Table.closed), ~col(Table.private)).order_by(col(Table.id))
+            )
             return [self.summary(s, t) for t in s.exec(query).all()]
 
     def publish(self, table_id: int) -> None:

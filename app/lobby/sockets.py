@@ -31,6 +31,7 @@ def leave(player: Player, payload: dict[str, Any]) -> None:
 
 def chat(player: Player, payload: dict[str, Any]) -> None:
     """Say something in the lobby chat: plain text, bounded and rate limited."""
+    # Not typed (next line): Flask-SocketIO adds `sid` to the request of a socket event.
     if ROOM not in rooms(sid=request.sid):  # type: ignore[attr-defined]
         raise protocol.ProtocolError("join the lobby first")
     try:

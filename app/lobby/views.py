@@ -12,7 +12,7 @@ from app.auth.service import current_user, login_required
 from app.engine.variants import VariantError
 from app.forms import Form
 from app.models import get_db
-from app.variants import variant_names
+from app.table_rules import variant_names
 
 from .service import create_table, get_lobby
 

@@ -1,7 +1,9 @@
 """The stored data (SQLModel). Importing this package registers every table on
 `SQLModel.metadata`, which Alembic (app/migrations) compares against."""
 
-from .accounts import HOUSE, POT, STACK, USER, Account, LedgerEntry, User
+from app.engine.hand import HOUSE, POT  # the engine's parties are also account kinds
+
+from .accounts import STACK, USER, Account, LedgerEntry, User
 from .chat import ChatLine
 from .db import Database, get_db, utcnow
 from .notices import Notice, ServerBeat

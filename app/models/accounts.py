@@ -14,8 +14,6 @@ from sqlmodel import Field, SQLModel
 from .db import utcnow
 
 USER = "user"
-HOUSE = "house"
-POT = "pot"
 STACK = "stack"
 
 

@@ -16,11 +16,12 @@ from typing import Any, TypeVar
 from flask import Flask
 
 from app.auth.presence import Player
+from app.engine.handfile import replay_record
 from app.models.db import EXTENSION as DB
 from app.shards import Shard
 
 from .chat import Chat
-from .runtime import LiveTable, Person, Services, TableError, replay_record
+from .runtime import LiveTable, Person, Services, TableError
 from .scheduler import Scheduler
 from .store import TableStore
 

@@ -18,22 +18,20 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from app.engine import games
 from app.engine.hand import (
     DECLARED,
     Action,
-    Deal,
-    DealSource,
     Event,
     Hand,
     RuleError,
     Seat,
     shuffled_deals,
 )
-from app.engine.handfile import HandFile, parse, record
+from app.engine.handfile import record, replay_record
 from app.engine.scoring import SCORERS
 from app.engine.variants import Variant
 from app.ledger import LedgerError
@@ -68,58 +66,6 @@ class Person:
     id: int
     name: str
     avatar: str | None = None
-
-
-@dataclass(frozen=True)
-class Manners:
-    """How a game runs between hands; the engine knows nothing of this."""
-
-    stacks: bool  # S-1.5: play from a stack bought in at the table, not the balance
-    gather_param: str | None  # the variant's gathering timer, else GATHER_SECONDS
-    gather_after_hand: bool  # S-1.6: «Новая раздача» opens by itself after each hand
-    stand_idle: bool  # C-1.7: no action in one's own timer stands one up
-    stand_offline: bool  # S-1.7: offline for `offline_seconds` stands one up
-    chat_in_hand: bool  # S-1.7's Decision: shaha36 sends chat only between hands
-    # Hand phases whose timer is not the turn's (the variant's parameter), and phases that
-    # run in the rest of the turn they interrupt (C-5.3: the vote has no timer of its own).
-    phase_seconds: dict[str, str] = field(default_factory=dict)
-    phase_keeps_turn: frozenset[str] = frozenset()
-
-
-MANNERS: dict[str, Manners] = {
-    "classic": Manners(
-        stacks=False,
-        gather_param="ready_seconds",
-        gather_after_hand=False,
-        stand_idle=True,
-        stand_offline=False,
-        chat_in_hand=True,
-        phase_seconds={"svara_entry": "svara_seconds"},
-        phase_keeps_turn=frozenset({"vote"}),
-    ),
-    "shaha36": Manners(
-        stacks=True,
-        gather_param="new_hand_seconds",
-        gather_after_hand=True,
-        stand_idle=False,
-        stand_offline=True,
-        chat_in_hand=False,
-        phase_seconds={
-            "showdown": "show_seconds",
-            "tie": "tie_seconds",
-            "buy_in": "buy_in_seconds",
-        },
-    ),
-    "svara32": Manners(
-        stacks=True,
-        gather_param=None,
-        gather_after_hand=False,
-        stand_idle=True,
-        stand_offline=False,
-        chat_in_hand=True,
-        phase_seconds={"svara_entry": "svara_seconds"},
-    ),
-}
 
 
 @dataclass
@@ -169,28 +115,6 @@ class Told:
     public_hand: dict[str, Any] | None = None
 
 
-def continued_deals(stored: Sequence[Deal], deck: Sequence[Any]) -> DealSource:
-    """The recorded deals of a hand first (replay after a restart), then fresh shuffles."""
-    pending = deque(stored)
-    fresh = shuffled_deals(deck)
-
-    def source(players: Sequence[str]) -> Deal:
-        return pending.popleft() if pending else fresh(players)
-
-    return source
-
-
-def replay_record(doc: dict[str, Any]) -> tuple[Hand, list[Action]]:
-    """A hand in play rebuilt from its stored record: same seats, deals and actions."""
-    hf: HandFile = parse(doc)
-    cls = games.hand_class(hf.variant.game)
-    deck = SCORERS[hf.variant.game].deck
-    hand = cls(hf.variant, hf.seats, hf.dealer, continued_deals(hf.deals, deck), hf.dark)
-    for action in hf.actions:
-        hand.act(action)
-    return hand, list(hf.actions)
-
-
 Listener = Callable[[str, dict[str, Any]], None]  # (event, payload) for a watcher in-process
 
 
@@ -211,7 +135,7 @@ class LiveTable:
     def __init__(self, table_id: int, name: str, variant: Variant, services: Services):
         self.id, self.name, self.variant = table_id, name, variant
         self.game = variant.game
-        self.manners = MANNERS[self.game]
+        self.manners = games.game(self.game).manners
         self.hand_cls = games.hand_class(self.game)
         self.services = services
         self.store, self.scheduler = services.store, services.scheduler
@@ -270,6 +194,7 @@ class LiveTable:
 
     def in_hand(self, name: str) -> bool:
         """A participant of the hand in play (his cards and turns are the engine's)."""
+        # Not typed (next line): PLAYING implies a hand.
         return self.phase == PLAYING and any(s.name == name for s in self.hand.seats)  # type: ignore[union-attr]
 
     # --- watching: join, leave, connection ----------------------------------------------
@@ -399,6 +324,7 @@ class LiveTable:
                 self._changed([self._event("queued", person.name, place=len(self.queue))])
                 return
             self._seat(person, free[0] if seat is None else seat, stack)
+            # Not typed (next line): the person was seated just above.
             self._changed([self._event("sat", person.name, seat=self.member(person.name).seat)])  # type: ignore[union-attr]
 
     def _check_stack(self, person: Person, stack: int | None) -> int | None:
@@ -450,6 +376,7 @@ class LiveTable:
             except TableError as refused:
                 events.append(self._event("dequeued", person.name, why=refused.reason))
                 continue
+            # Not typed (next line): the person was seated just above.
             events.append(self._event("sat", person.name, seat=self.member(person.name).seat))  # type: ignore[union-attr]
         return events
 
@@ -508,6 +435,7 @@ class LiveTable:
         if self.dealer_seat is None:
             self.dealer_seat = self._seat_of(secrets.choice(list(names)))
         n = len(self.seats)
+        # Not typed (next line): called only once a dealer seat is set.
         return min(names, key=lambda name: (self._seat_of(name) - self.dealer_seat) % n)  # type: ignore[operator]
 
     def _seat_of(self, name: str) -> int:
@@ -525,6 +453,7 @@ class LiveTable:
         )
         if candidate != member.name:
             raise TableError("not_now", "only the player left of the dealer may play dark now")
+        # Not typed (next line): a dark is offered only when there is a presumed dealer.
         return DarkChoice(member.name, dealer)  # type: ignore[arg-type]
 
     def _open_gathering(self) -> Event:
@@ -671,6 +600,7 @@ class LiveTable:
             )
         except Exception:
             log.exception("table %s: could not save %s; back to the saved hand", self.id, action)
+            # Not typed (next line): a hand in play has its stored row.
             self.hand, self.actions = replay_record(self.store.hand_doc(self.hand_id))  # type: ignore[arg-type]
             raise TableError("server", "the action could not be saved; try again") from None
         return events
@@ -700,7 +630,7 @@ class LiveTable:
         hand = self.hand
         assert hand is not None
         awaiting = frozenset(hand.awaiting())
-        phase = hand.view(None)["phase"]
+        phase = hand.phase
         prev = self.turn
         keep = prev is not None and (
             (phase == prev.phase and awaiting <= prev.awaiting)

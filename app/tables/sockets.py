@@ -27,6 +27,7 @@ TABLE = {"table": int}
 
 
 def _sid() -> str:
+    # Not typed (next line): Flask-SocketIO adds `sid` to the request of a socket event.
     return request.sid  # type: ignore[attr-defined]
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import bindparam, insert, update
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from app import ledger, metrics
 from app.engine.hand import Transfer
@@ -36,9 +36,10 @@ from app.models import (
     User,
     utcnow,
 )
-from app.variants import table_variant
+from app.table_rules import table_variant
 
 # An action saves its hand's row in place, without loading it: the columns given, by id.
+# Not typed (next line): SQLModel sets `__table__` on a table model at runtime.
 HANDS = HandRecord.__table__  # type: ignore[attr-defined]
 SAVE_HAND = update(HANDS).where(HANDS.c.id == bindparam("hand"))
 
@@ -85,7 +86,7 @@ class TableStore:
         with self.db.session() as s:
             s.execute(
                 update(Table)
-                .where(Table.id == table_id)  # type: ignore[arg-type]
+                .where(col(Table.id) == table_id)
                 .values(seated=occupancy[0], queued=occupancy[1])
             )
 
@@ -119,7 +120,7 @@ class TableStore:
         with self.db.session() as s:
             rows = s.exec(
                 select(Account.table_id)
-                .join(Table, Table.id == Account.table_id)
+                .join(Table, col(Table.id) == Account.table_id)
                 .where(Account.kind == STACK, Account.balance > 0, Table.closed == True)  # noqa: E712
                 .distinct()
             ).all()
@@ -145,7 +146,8 @@ class TableStore:
             new = dict(
                 table_id=table_id, status=PLAYING, hand_file=doc, actions=[], started=utcnow()
             )
-            hand_id: int = s.execute(insert(HANDS).values(new)).inserted_primary_key[0]
+            inserted = s.execute(insert(HANDS).values(new))
+            hand_id: int = inserted.inserted_primary_key[0]  # type: ignore[attr-defined]  # a CursorResult
             ledger.post(
                 s,
                 transfers,
@@ -196,7 +198,9 @@ class TableStore:
         with self.db.session() as s:
             return list(
                 s.exec(
-                    select(HandRecord).where(HandRecord.status == PLAYING).order_by(HandRecord.id)
+                    select(HandRecord)
+                    .where(HandRecord.status == PLAYING)
+                    .order_by(col(HandRecord.id))
                 ).all()
             )
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import click
 
 from app.admin import notices
@@ -16,7 +19,7 @@ def user() -> None:
     """Accounts: create, list, show, password, ban, admin rights."""
 
 
-def _password_option(help_text: str) -> click.Option:
+def _password_option(help_text: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     return click.option(
         "--password",
         prompt=True,

@@ -1,6 +1,8 @@
 // The table's Socket.IO events (docs/protocol.md, «Table») and how a `table:state` message
 // becomes the state render.js draws. Pure: no sockets here, so tests can feed it messages.
 
+import { gameOf } from "./games/index.js";
+
 export const EVENTS = {
   join: "table:join",
   act: "table:act",
@@ -53,10 +55,9 @@ export function applyProtocol(state, msg, nowMs) {
   const me = msg.you?.name ?? state.me;
   const can = msg.you?.can || [];
   const between = [];
-  if (can.includes("ready")) between.push({ do: info.game === "shaha36" ? "new_hand" : "ready", send: "ready" });
-  if (can.includes("dark")) {
-    between.push(info.game === "svara32" ? { do: "dark32", send: "dark" } : { do: "dark", send: "dark", price: info.rules?.dark_fee });
-  }
+  const game = gameOf(info.game);
+  if (can.includes("ready")) between.push({ do: game.readyDo, send: "ready" });
+  if (can.includes("dark")) between.push(game.darkButton(info));
   if (can.includes("skip")) between.push({ do: "skip", send: "skip" });
   // In the queue (C-1.2) one waits: sitting again is not offered, leaving the queue is.
   if (can.includes("sit") && !msg.you?.queue) between.push({ do: "sit", send: "sit" });

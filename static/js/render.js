@@ -11,6 +11,7 @@
 //         voice ({name: {mic, listen}} of players in the voice chat), speaking (Set of names)}
 
 import { cardHtml } from "./cards.js";
+import { gameOf } from "./games/index.js";
 
 const esc = (s) =>
   String(s ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
@@ -23,13 +24,6 @@ export const DECISIONS = new Set([
   "join", "skip", "dark_on", "dark_off", "check", "call", "raise", "dark", "show", "muck",
   "cook", "split", "blind", "timeout", "vote",
 ]);
-
-/** Actions answered in a dialog rather than the action bar. */
-const DIALOG_DO = {
-  classic: new Set(["agree", "refuse", "join", "skip", "dark_on", "dark_off"]),
-  shaha36: new Set(["cook", "split", "join", "skip"]),
-  svara32: new Set(["join", "skip"]),
-};
 
 /** Left to right in the action bar: giving up first, then the cheap, then the dear. */
 const BAR_ORDER = [
@@ -67,11 +61,8 @@ export function rotateSeats(seats, me) {
 
 /** The text of one legal action (or event) in the variant's words, without its price. */
 export function actionLabel(game, a, t) {
-  if (game === "classic") {
-    if (a.do === "bet") return t("classic.bet", { to: a.to });
-    if (a.do === "give_on") return a.to ? t("classic.give_on_to", { to: a.to }) : t("classic.give_on");
-    if (a.do === "propose") return t(`classic.propose.${a.deal}`);
-  }
+  const own = gameOf(game).label(a, t);
+  if (own != null) return own;
   if (a.do === "timeout") return t("timeout");
   if (a.do === "vote") return t(`${game}.${a.deal}`); // shaha36's tie vote (S-7.1)
   return t(`${game}.${a.do}`, { to: a.to });
@@ -100,9 +91,9 @@ export function decisions(view) {
 }
 
 /** A player's choice, not something the table did for him: a hand opening by itself at the
- * showdown (S-6.2) or svara32's showdown, which has no «Показать» (B-3.2), is not one. */
+ * showdown (S-6.2) or a showdown without «Показать» (B-3.2) is not one. */
 function isDecision(game, e) {
-  return DECISIONS.has(e.kind) && !e.by_itself && !(game === "svara32" && e.kind === "show");
+  return DECISIONS.has(e.kind) && !e.by_itself && (e.kind !== "show" || gameOf(game).showIsDecision);
 }
 
 /** What a hand shown at showdown is worth: the view's own (shaha36) or the showdown event's
@@ -135,10 +126,10 @@ export function payees(e) {
 }
 
 /** A decision as the log shows it: the variant's word, the level it went to where the word
- * does not say it (shaha36, svara32), and what it cost. */
+ * does not say it, and what it cost. */
 function decisionText(game, e, t) {
   let label = actionLabel(game, { do: e.kind, to: e.to, deal: e.deal }, t);
-  if (e.to != null && game !== "classic" && !label.endsWith(` ${e.to}`)) label += ` ${e.to}`;
+  if (e.to != null && !gameOf(game).wordSaysLevel && !label.endsWith(` ${e.to}`)) label += ` ${e.to}`;
   return `${e.player}: ${label}${priceSuffix({ price: e.amount }, label)}`;
 }
 
@@ -189,7 +180,7 @@ function seatHtml(seat, pos, k, state, ctx, players, last) {
   if (seat.bot) marks.push(`<span class="mark bot" title="${t("bot_title")}">${t("bot_mark")}</span>`);
   if (view && view.dealer === seat.name) marks.push(`<span class="mark dealer" title="${t("dealer_title")}">${t("dealer_mark")}</span>`);
   if (p?.dark) marks.push(`<span class="mark dark" title="${t("dark_title")}">${t("dark_mark")}</span>`);
-  if (p?.looked && view?.game === "shaha36") marks.push(`<span class="mark looked">${t("looked")}</span>`);
+  if (p?.looked && gameOf(view?.game).looksMark) marks.push(`<span class="mark looked">${t("looked")}</span>`);
   if (p?.all_in) marks.push(`<span class="mark allin">${t("all_in")}</span>`);
   const shownScore = p && showdownScore(view, p, t);
   if (shownScore) marks.push(`<span class="mark points">${esc(shownScore)}</span>`);
@@ -259,14 +250,14 @@ export function threeCards(p) {
 }
 
 /** The viewer's own three cards, large, with the automatic count (C-3.9) when enabled.
- * In shaha36 and svara32 a face-down card is tapped to look (S-1.3, B-4.3). */
+ * Where the game says so a face-down card is tapped to look (S-1.3, B-4.3). */
 export function renderHand(state, ctx) {
   const { view, me } = state;
   const p = playersByName(view).get(me);
   if (!p || p.state === "out") return "";
   const game = view.game;
   const lookLegal = (view.legal || []).some((a) => a.do === "look");
-  const tapToLook = (game === "shaha36" || game === "svara32") && lookLegal && p.state !== "folded";
+  const tapToLook = gameOf(game).tapToLook && lookLegal && p.state !== "folded";
   const fresh = ctx.fresh?.has(me);
   const cards = threeCards(p).map((c, i) => {
     const tappable = tapToLook && !c;
@@ -343,21 +334,19 @@ export function renderActions(state, ctx) {
       .join("");
   }
   const game = view.game;
-  const inDialog = DIALOG_DO[game] || new Set();
-  // shaha36 turns cards by tapping them (S-1.3); it has no look button.
-  const legal = view.legal.filter((a) => !inDialog.has(a.do) && !(game === "shaha36" && a.do === "look"));
+  const { dialogDo, lookButton } = gameOf(game);
+  // A game that turns cards by tapping them (S-1.3) has no look button.
+  const legal = view.legal.filter((a) => !dialogDo.has(a.do) && (lookButton || a.do !== "look"));
   legal.sort((a, b) => BAR_ORDER.indexOf(a.do) - BAR_ORDER.indexOf(b.do) || (a.to ?? 0) - (b.to ?? 0));
-  const fixed = legal.filter((a) => a.to != null || a.min_to == null || a.min_to === a.max_to);
-  const ranged = legal.filter((a) => !fixed.includes(a));
-  const buttons = fixed.map((a) => button(a.min_to != null && a.to == null ? { ...a, to: a.min_to } : a, game, t)).join("");
+  // Legal (hand.py) is a range (`min_to`/`max_to`) or a button (its `to`, if any); a range
+  // whose bounds meet is the button of that amount.
+  const isRange = (a) => a.min_to != null && a.min_to !== a.max_to;
+  const ranged = legal.filter(isRange);
+  const buttons = legal
+    .filter((a) => !isRange(a))
+    .map((a) => button(a.min_to != null ? { ...a, to: a.min_to } : a, game, t))
+    .join("");
   return `<div class="bar-buttons">${buttons}</div>${ranged.map((a) => amountPanel(a, game, t, ctx)).join("")}`;
-}
-
-/** The open «Варить»/«Делить» proposal (C-5.2): the view's `vote`, else the last event. */
-function proposal(view) {
-  if (view.vote) return view.vote;
-  const ev = [...(view.events || [])].reverse().find((e) => e.kind === "propose");
-  return ev ? { proposer: ev.player, deal: ev.deal } : null;
 }
 
 /** Dialogs: the cook/split vote (C-5), the Svara entry with its fee (C-7.3, S-7.3, B-5.2),
@@ -373,20 +362,11 @@ export function renderDialog(state, ctx) {
     `<div class="dialog ${kind}" role="dialog" aria-modal="true" aria-label="${esc(title)}"><h2>${esc(title)}</h2>${body}<div class="dialog-actions">${actions
       .map((a) => button(a, game, t))
       .join("")}</div></div>`;
-  if (game === "classic" && has("agree")) {
-    const prop = proposal(view);
-    const title = t(prop?.deal === "split" ? "vote_title_split" : "vote_title_cook", { name: prop?.proposer ?? "" });
-    return dialog("vote", title, "", [has("agree"), has("refuse")].filter(Boolean));
-  }
+  const own = gameOf(game).dialog(view, has, t);
+  if (own) return dialog(own.kind, own.title, "", own.actions.filter(Boolean));
   if (has("join")) {
     const j = has("join");
     return dialog("svara-entry", t("svara_title"), `<p class="fee">${t("svara_fee", { fee: j.price })}</p>`, [j, has("skip")].filter(Boolean));
-  }
-  if (game === "shaha36" && (has("cook") || has("split"))) {
-    return dialog("tie", t("tie_title"), "", [has("split"), has("cook")].filter(Boolean));
-  }
-  if (game === "classic" && has("dark_on")) {
-    return dialog("dark-svara", t("dark_title_svara"), "", [has("dark_on"), has("dark_off")].filter(Boolean));
   }
   if (view.phase === "vote" && view.vote) {
     return `<div class="dialog waiting" role="status"><p>${t("vote_waiting")}</p></div>`;
@@ -406,8 +386,8 @@ export function renderHistory(state, ctx) {
 export function bannerFor(event, t, game) {
   if (event.kind === "svara") return { kind: "svara", text: t("banner_svara") };
   if (event.kind === "split" || (event.kind === "agree" && event.deal === "split")) return { kind: "split", text: t("banner_split") };
-  // Only classic's look compares two hands in front of everyone (C-4.11); the others are private.
-  if (game === "classic" && (event.kind === "look" || event.kind === "look_result")) return { kind: "look", text: t("banner_look") };
+  // Only a look that compares two hands in front of everyone is a banner (C-4.11).
+  if (gameOf(game).lookBanner && (event.kind === "look" || event.kind === "look_result")) return { kind: "look", text: t("banner_look") };
   if (event.kind === "win" || event.kind === "award") {
     const [[name, amount] = ["", ""]] = payees(event);
     return { kind: "win", text: t("banner_win", { name, amount: amount ?? "" }) };

@@ -10,7 +10,6 @@ that no view shows a card its viewer may not see.
 
 from __future__ import annotations
 
-import copy
 import json
 import random
 import re
@@ -26,6 +25,8 @@ from app.engine.hand import Action, Deal, DealSource, Legal, RuleError, Seat
 from app.engine.scoring import SCORERS
 from app.engine.shaha36 import ACTIONS, BETTING, SHOWDOWN, Shaha36Hand
 from app.engine.variants import get_variant
+
+from .handkit import check_money, clone, fingerprint
 
 FULL_DECK = SCORERS["shaha36"].deck
 # Only 8 … K: three different suits score 10 often, so ties and Svaras come up a lot.
@@ -71,16 +72,6 @@ def choices(option: Legal) -> list[int | None]:
     if option.min_to is not None and option.max_to is not None:
         return sorted({option.min_to, option.max_to, (option.min_to + option.max_to) // 2})
     return [option.to]
-
-
-def clone(hand: Shaha36Hand) -> Shaha36Hand:
-    """An independent copy to try an action on (the variant is immutable and shared)."""
-    return copy.deepcopy(hand, {id(hand.variant): hand.variant})
-
-
-def fingerprint(hand: Shaha36Hand) -> str:
-    views = [hand.view(v) for v in (None, *hand.order)]
-    return json.dumps([views, hand.transfers, len(hand.deals)], ensure_ascii=False, default=str)
 
 
 class Driver:
@@ -172,18 +163,12 @@ class Driver:
         hand = self.hand
         # Money is never created or lost (S-8.1: the rake goes to the house).
         assert sum(hand.stack.values()) + hand.pot + hand.rake == self.total
-        assert hand.pot >= 0 and all(s >= 0 for s in hand.stack.values())
-        assert all(t.amount > 0 for t in hand.transfers)
-        for p in hand.order:
-            moved = sum(t.amount for t in hand.transfers if t.target == p)
-            moved -= sum(t.amount for t in hand.transfers if t.source == p)
-            assert hand.stack[p] == dict(hand.seats)[p] + moved
+        assert hand.pot >= 0 and all(t.amount > 0 for t in hand.transfers)
+        check_money(hand)
         self.check_legal()
         viewers = (None, *hand.order)
         views = [hand.view(v) for v in viewers]
-        self.seen = json.dumps(
-            [views, hand.transfers, len(hand.deals)], ensure_ascii=False, default=str
-        )
+        self.seen = fingerprint(hand)
         for viewer, view in zip(viewers, views, strict=True):
             self.check_view(viewer, view)
 

@@ -8,20 +8,21 @@ leave the hand untouched, that money is conserved and that no view shows a hidde
 
 from __future__ import annotations
 
-import copy
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.engine.cards import CardError, Shuffle, parse_card
-from app.engine.hand import POT, Action, Deal, Legal, RuleError, Seat
+from app.engine.cards import Shuffle
+from app.engine.hand import Action, Deal, Legal, RuleError, Seat
 from app.engine.scoring import SCORERS
 from app.engine.svara32 import Svara32Hand
 from app.engine.variants import Variant, get_variant
+
+from .handkit import NO_MORE_DEALS, cards_in, check_money, clone, fingerprint, scripted
 
 DECK = SCORERS["svara32"].deck
 NAMES = ("anna", "boris", "vera", "gleb", "dima", "egor")
@@ -76,34 +77,13 @@ def amounts(option: Legal) -> list[int | None]:
     return sorted({option.min_to, (option.min_to + option.max_to) // 2, option.max_to})
 
 
-def clone(obj: Any, hand: Svara32Hand) -> Any:
-    """A deep copy sharing the immutable variant (its mapping proxy does not copy)."""
-    return copy.deepcopy(obj, {id(hand.variant): hand.variant})
-
-
 def refused(hand: Svara32Hand, action: Action, message: str = "") -> None:
     """The action raises RuleError (saying `message`) and changes nothing at all."""
-    before = clone(vars(hand), hand)
+    before = vars(clone(hand))
     with pytest.raises(RuleError) as caught:
         hand.act(action)
     assert message in caught.value.message
     assert vars(hand) == before
-
-
-def cards_in(obj: Any) -> Iterator[str]:
-    """Every string inside a JSON value that reads as a card."""
-    if isinstance(obj, str):
-        try:
-            parse_card(obj)
-        except CardError:
-            return
-        yield obj
-    elif isinstance(obj, dict):
-        for value in obj.values():
-            yield from cards_in(value)
-    elif isinstance(obj, list):
-        for value in obj:
-            yield from cards_in(value)
 
 
 def shown_cards(hand: Svara32Hand) -> set[str]:
@@ -140,20 +120,6 @@ def check_views(hand: Svara32Hand) -> None:
             assert me["cards"] is None or set(me["cards"]) <= public
 
 
-def check_money(hand: Svara32Hand, total: int) -> None:
-    """Stacks + pot never change (B-3.4 returns included); the ledger says the same."""
-    stacks = {n: p.stack for n, p in hand.players.items()}
-    assert all(v >= 0 for v in stacks.values())
-    assert sum(stacks.values()) + hand.pot == total
-    into = sum(t.amount for t in hand.transfers if t.target == POT)
-    out = sum(t.amount for t in hand.transfers if t.source == POT)
-    assert into - out == hand.pot
-    for seat in hand.seats:
-        paid = sum(t.amount for t in hand.transfers if t.source == seat.name)
-        got = sum(t.amount for t in hand.transfers if t.target == seat.name)
-        assert seat.balance - paid + got == stacks[seat.name]
-
-
 def check_legal(hand: Svara32Hand) -> None:
     """Every offered action is accepted (ranges at both bounds and between); just outside a
     range is refused; players not awaited have nothing legal and are refused."""
@@ -173,12 +139,12 @@ def check_legal(hand: Svara32Hand) -> None:
         for option in options:
             assert option.price >= 0
             for to in amounts(option):
-                trial = clone(hand, hand)
+                trial = clone(hand)
                 trial.act(concrete(player, option, to))
             if option.min_to is not None and option.max_to is not None and option.to is None:
                 refused(hand, concrete(player, option, option.min_to - 1), "between")
                 refused(hand, concrete(player, option, option.max_to + 1), "between")
-        trial = clone(hand, hand)
+        trial = clone(hand)
         trial.act(Action(player, "timeout"))
 
 
@@ -186,7 +152,7 @@ def play(hand: Svara32Hand, data: st.DataObject, total: int, thorough: bool) -> 
     """Random legal play to the end; returns the number of actions."""
     actions = 0
     while not hand.finished:
-        check_money(hand, total)
+        check_money(hand)
         if thorough:
             check_legal(hand)
             check_views(hand)
@@ -217,7 +183,7 @@ def test_random_play_is_legal_conserving_and_leak_free(table: Any, data: st.Data
     hand = new_hand(table)
     total = sum(s.balance for s in table[1])
     play(hand, data, total, thorough=True)
-    check_money(hand, total)
+    check_money(hand)
     check_views(hand)
     assert hand.pot == 0 and hand.awaiting() == ()
 
@@ -247,9 +213,7 @@ def accepted(hand: Svara32Hand, action: Action) -> bool:
             continue
         if option.to is not None and action.to is None:
             return True
-        if option.min_to is None or option.max_to is None:
-            return action.to is None
-        return action.to is not None and option.min_to <= action.to <= option.max_to
+        return option.allows(action)
     return False
 
 
@@ -271,7 +235,7 @@ def test_a_random_illegal_action_changes_nothing(table: Any, data: st.DataObject
         player = data.draw(st.sampled_from(hand.awaiting()))
         option = data.draw(st.sampled_from(hand.legal(player)))
         hand.act(concrete(player, option, amounts(option)[0]))
-    check_money(hand, total)
+    check_money(hand)
 
 
 # --- one test per kind of refusal ---------------------------------------------------------
@@ -370,12 +334,10 @@ def test_refused_starts(
 # --- views ----------------------------------------------------------------------------------
 
 
-def test_view_contract_and_the_dark_hand_hidden_from_its_owner() -> None:
+def test_the_dark_hand_hidden_from_its_owner() -> None:
     """B-4.3: the dark player sees his cards only after «Смотреть»; looked is public."""
     hand = heads_up(dark="boris")
     view = hand.view("boris")
-    for key in ("game", "phase", "dealer", "pot", "level", "round", "players", "awaiting"):
-        assert key in view
     assert view["level"] == 20 and view["pot"] == 30
     boris = view["players"][1]
     assert boris["dark"] and not boris["looked"] and boris["cards"] is None
@@ -414,3 +376,24 @@ def test_svara_entry_is_simultaneous_and_private() -> None:
     assert hand.phase == "betting" and hand.round == 1
     entry = [e for e in hand.view(None)["events"] if e["kind"] == "svara_entry"]
     assert entry == [{"kind": "svara_entry", "joined": [first], "fee": fee}]
+
+
+def test_a_svara_deal_that_cannot_be_drawn_changes_nothing() -> None:
+    """hand-file.md: a replay short of deals refuses the last Svara entry whole; the hand
+    still awaits the same decision (it used to be left with nobody awaited, round 1)."""
+    tie = {"anna": "K♠ Q♦ 9♥", "boris": "K♥ Q♣ 9♦", "vera": "8♠ 7♦ 9♣"}  # 10, 10 and 9
+    seats = [Seat(n, 100) for n in ("anna", "boris", "vera")]
+    hand = Svara32Hand(get_variant("svara32"), seats, "anna", scripted(tie), None)
+    for name in ("boris", "vera", "anna"):
+        hand.act(Action(name, "call"))
+    assert (hand.phase, hand.awaiting(), hand.round) == ("svara_entry", ("vera",), 0)
+    before = fingerprint(hand)
+    with pytest.raises(RuleError, match=NO_MORE_DEALS):
+        hand.act(Action("vera", "skip"))
+    assert fingerprint(hand) == before
+    assert (hand.phase, hand.awaiting(), hand.round, hand.pending) == (
+        "svara_entry",
+        ("vera",),
+        0,
+        ["vera"],
+    )

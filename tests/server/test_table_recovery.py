@@ -11,8 +11,8 @@ import pytest
 
 from app import ledger
 from app.engine import handfile
+from app.engine.handfile import replay_record
 from app.models import HandRecord, Table
-from app.tables.runtime import replay_record
 
 from .conftest import ASYNC_MODES, Server
 from .tablekit import (
