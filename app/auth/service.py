@@ -9,18 +9,20 @@ from __future__ import annotations
 import re
 import secrets
 from collections.abc import Callable
-from functools import wraps
+from functools import cache, wraps
 from typing import Any, ParamSpec
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from flask import g, redirect, request, session, url_for
-from sqlalchemy import func
+from sqlalchemy import or_
+from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
 from app.engine.hand import HOUSE, POT
 from app.ledger import user_account
 from app.models import User, get_db
+from app.names import NameRefused, mixed_scripts, name_key, shown, skeleton, strict_key
 
 ADMIN_NAME = "admin"
 # Player names appear in hand files and ledger transfers next to these (app/engine/hand.py).
@@ -42,37 +44,76 @@ class AccountError(ValueError):
         self.key, self.params = key, params
 
 
+@cache
+def _reserved() -> tuple[frozenset[str], frozenset[str]]:
+    """The keys and skeletons of the names no person may take: the ledger's parties and the
+    server's bots (app/bots/seats.py, imported here because app.bots imports this module)."""
+    from app.bots.seats import ROSTER
+
+    names = [*RESERVED_NAMES, *ROSTER]
+    return frozenset(map(name_key, names)), frozenset(map(skeleton, names))
+
+
 def check_name(name: str, max_length: int) -> str:
-    """A valid new player name: letters (any script), digits, `_` and `-`, not reserved."""
+    """A valid new player name, as it will be shown (app/names.py): letters of one script,
+    digits, `_` and `-`, not reserved nor like a reserved one."""
     if not 2 <= len(name) <= max_length:
         raise AccountError(
             f"a name has 2 to {max_length} characters", "account.name_length", max=max_length
         )
+    letters = AccountError(
+        "a name starts with a letter or digit and has only letters, digits, _ and -",
+        "account.name_letters",
+    )
+    try:
+        name, key = shown(name), strict_key(name)
+    except NameRefused:
+        raise letters from None
     if not NAME_PATTERN.match(name):
+        raise letters
+    if mixed_scripts(name):
         raise AccountError(
-            "a name starts with a letter or digit and has only letters, digits, _ and -",
-            "account.name_letters",
+            f"the name {name!r} mixes alphabets: write it in one", "account.name_scripts", name=name
         )
-    if name.lower() in RESERVED_NAMES:
+    keys, skeletons = _reserved()
+    if key in keys or skeleton(name) in skeletons:
         raise AccountError(f"the name {name!r} is reserved", "account.name_reserved", name=name)
     return name
 
 
 def find_user(s: Session, name: str) -> User | None:
-    """The user of this name, ignoring case (names are unique regardless of case)."""
-    return s.exec(select(User).where(func.lower(User.name) == name.lower())).first()
+    """The user of this name, compared by key: whatever its case or width (app/names.py)."""
+    return s.exec(select(User).where(User.name_key == name_key(name))).first()
+
+
+def _taken(name: str) -> AccountError:
+    return AccountError(f"the name {name!r} is taken", "account.name_taken", name=name)
 
 
 def create_user(
     s: Session, name: str, password: str, *, is_admin: bool = False, max_length: int = 24
 ) -> User:
-    """A new user with an account holding 0 (C-0.1). AccountError if the name is taken."""
-    check_name(name, max_length)
-    if find_user(s, name) is not None:
-        raise AccountError(f"the name {name!r} is taken", "account.name_taken", name=name)
+    """A new user with an account holding 0 (C-0.1). AccountError if the name is taken or
+    looks like a taken one (the same skeleton, UTS #39)."""
+    name = check_name(name, max_length)
+    key, look = name_key(name), skeleton(name)
+    clash = or_(User.name_key == key, User.name_skeleton == look)
+    other = s.exec(select(User).where(clash)).first()
+    if other is not None and other.name_key == key:
+        raise _taken(name)
+    if other is not None:
+        raise AccountError(
+            f"the name {name!r} looks like the taken {other.name!r}",
+            "account.name_lookalike",
+            name=name,
+            taken=other.name,
+        )
     user = User(name=name, password_hash=_hasher.hash(password), is_admin=is_admin)
     s.add(user)
-    s.flush()
+    try:
+        s.flush()
+    except IntegrityError:  # another process took it since the check: the unique index
+        raise _taken(name) from None
     assert user.id is not None
     user_account(s, user.id)
     return user

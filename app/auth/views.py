@@ -10,6 +10,7 @@ from flask_socketio import disconnect
 
 from app.extensions import socketio
 from app.models import get_db
+from app.names import name_key
 
 from .forms import LoginForm, LogoutForm, RegisterForm
 from .limits import FailureLimit
@@ -37,7 +38,7 @@ def login() -> Any:
     status, headers = 200, {}
     if form.validate_on_submit():
         limit: FailureLimit = current_app.extensions[LIMIT_EXTENSION]
-        key = (request.remote_addr, form.name.data.strip().lower())
+        key = (request.remote_addr, name_key(form.name.data.strip()))
         wait = limit.retry_after(key)
         if wait:
             seconds = int(wait) + 1

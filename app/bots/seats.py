@@ -24,6 +24,7 @@ from typing import Any
 from sqlmodel import select
 
 from app import ledger
+from app.auth.service import find_user
 from app.engine.bots_odds import OddsBot
 from app.engine.hand import Legal
 from app.models import Database, User
@@ -153,7 +154,7 @@ class BotSeats:
             for name in ROSTER:
                 if name in taken:
                     continue
-                user = s.exec(select(User).where(User.name == name)).first()
+                user = find_user(s, name)  # by key: a person's «гэри» is not the bot
                 if user is None:
                     user = User(name=name, password_hash=BOT_HASH)
                     s.add(user)

@@ -45,3 +45,12 @@ def current(engine: Engine) -> str | None:
 def upgrade(engine: Engine) -> None:
     """Create the schema or bring it to head; does nothing when already there."""
     command.upgrade(alembic_config(engine), "head")
+
+
+class UpgradeStopped(SystemExit):
+    """A revision that cannot go on without the administrator (its message says what to do).
+    A SystemExit, so `svara serve` and `svara admin` stop with the message and status 1
+    rather than a traceback; the revision's transaction is rolled back."""
+
+    def __init__(self, message: str):
+        super().__init__(f"svara: {message}")

@@ -8,8 +8,12 @@ written in the same transaction (app/ledger.py), so a balance is always the sum 
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
+from sqlalchemy import event
 from sqlmodel import Field, SQLModel
+
+from app.names import name_key, skeleton
 
 from .db import utcnow
 
@@ -21,7 +25,10 @@ class User(SQLModel, table=True):
     __tablename__ = "users"
 
     id: int | None = Field(default=None, primary_key=True)
-    name: str = Field(index=True, unique=True, max_length=64)
+    name: str = Field(index=True, unique=True, max_length=64)  # as its owner writes it
+    # What lookups compare, and what look-alikes share (app/names.py): kept by `_derive`.
+    name_key: str = Field(default="", unique=True, index=True)
+    name_skeleton: str = Field(default="", index=True)
     password_hash: str
     is_admin: bool = False
     banned: bool = False
@@ -29,6 +36,13 @@ class User(SQLModel, table=True):
     # of the user's sessions, even copies of the cookie (app/auth/service.py).
     session_epoch: int = 0
     created: datetime = Field(default_factory=utcnow)
+
+
+@event.listens_for(User, "before_insert")
+@event.listens_for(User, "before_update")
+def _derive(_mapper: Any, _connection: Any, user: User) -> None:
+    """The key and skeleton always follow the name, however a row is written."""
+    user.name_key, user.name_skeleton = name_key(user.name), skeleton(user.name)
 
 
 class Account(SQLModel, table=True):

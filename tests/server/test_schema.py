@@ -36,8 +36,8 @@ def test_upgrade_creates_then_leaves_a_database_at_head(tmp_path: Path) -> None:
     with engine.begin() as connection:
         connection.execute(
             text(
-                "INSERT INTO users (name, password_hash, is_admin, banned, created) "
-                "VALUES ('kept', '-', 0, 0, '2026-01-01 00:00:00')"
+                "INSERT INTO users (name, name_key, name_skeleton, password_hash, is_admin, "
+                "banned, created) VALUES ('kept', 'kept', 'kept', '-', 0, 0, '2026-01-01')"
             )
         )
     migrations.upgrade(engine)  # a restart: nothing to do, nothing lost
