@@ -17,10 +17,11 @@ from typing import Any
 
 from flask import Blueprint, Flask, abort, jsonify, render_template, request
 
-from app.auth.service import login_required
+from app.auth.service import current_user, login_required
 from app.engine.games import GAMES
 from app.engine.scoring import ABSOLUTE_KEY, SCORERS
 from app.forms import form_error_key
+from app.lobby.service import get_lobby
 from app.models import Table, get_db
 from app.table_rules import table_variant
 from app.tables.chat import PHRASES
@@ -148,6 +149,10 @@ def table(table_id: int) -> Any:
     """The table page: a shell that joins the table over Socket.IO (the socket needs the
     session too, so a visitor logs in first and comes back). A table that plays from stacks
     (S-1.5) gives the page its buy-in range for «Сесть за стол»."""
+    user = current_user()
+    assert user is not None and user.id is not None
+    if not get_lobby().access.may_enter(table_id, user.id):  # a private table: as if none
+        abort(404)
     with get_db().session() as s:
         row = s.get(Table, table_id)
         if row is None or row.closed:

@@ -10,6 +10,7 @@ from sqlmodel import Session, col, func, select
 
 from app import ledger
 from app.engine.variants import VariantError
+from app.lobby.invites import invite_path
 from app.lobby.service import create_table
 from app.models import CANCELLED, PLAYING, STACK, Account, HandRecord, Table, User, utcnow
 from app.table_rules import find_variant, table_variant
@@ -103,6 +104,8 @@ def table_row(s: Session, table: Table) -> dict[str, Any]:
         "seats": table.seats,
         "bots": table.bots,
         "private": table.private,
+        # The path of a private table's invite link (docs/hosting.md, «Private tables»).
+        "invite": invite_path(table.invite) if table.invite else None,
         "closed": table.closed,
         "hands": hands,
         "in_play": playing,

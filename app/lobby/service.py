@@ -16,13 +16,16 @@ from collections.abc import Callable
 from typing import Any
 
 from flask import current_app
+from sqlalchemy import or_
 from sqlmodel import Session, col, select
 
 from app.engine.variants import VariantError
 from app.extensions import socketio
-from app.models import Database, Table
+from app.models import Database, Table, TableGuest
 from app.table_rules import find_variant, table_variant
 from app.tables.chat import Chat
+
+from .invites import Access, invite_path, new_token
 
 EXTENSION = "svara.lobby"
 ROOM = "lobby"
@@ -47,6 +50,7 @@ class Lobby:
         self.db = db
         self.chat = chat
         self.occupancy: Occupancy = not_live
+        self.access = Access(db)
 
     def summary(self, s: Session, table: Table) -> dict[str, Any]:
         """One table as listed: variant, stakes, seats taken, queue length."""
@@ -79,11 +83,29 @@ class Lobby:
             )
             return [self.summary(s, t) for t in s.exec(query).all()]
 
+    def private_tables(self, user_id: int) -> list[dict[str, Any]]:
+        """The open private tables the user created or was invited to, with their links."""
+        with self.db.session() as s:
+            guest = select(TableGuest.table_id).where(TableGuest.user_id == user_id)
+            query = (
+                select(Table)
+                .where(~col(Table.closed), col(Table.private))
+                .where(or_(col(Table.created_by) == user_id, col(Table.id).in_(guest)))
+                .order_by(col(Table.id))
+            )
+            return [
+                {**self.summary(s, t), "invite": invite_path(t.invite or "")}
+                for t in s.exec(query).all()
+            ]
+
     def publish(self, table_id: int) -> None:
-        """Tell the lobby that a table changed (or closed, or went private)."""
+        """Tell the lobby that a table changed or closed. Never a word of a private one: it
+        was never listed, and its id in the lobby would say that it exists."""
         with self.db.session() as s:
             table = s.get(Table, table_id)
-            listed = table is not None and not table.closed and not table.private
+            if table is not None and table.private:
+                return
+            listed = table is not None and not table.closed
             summary = self.summary(s, table) if listed and table is not None else None
         if summary is None:
             socketio.emit(TABLE_CLOSED, {"id": table_id}, to=ROOM)
@@ -115,6 +137,7 @@ def create_table(
         rules={k: v for k, v in overrides.items() if k != "seats"},
         seats=checked["seats"],
         private=private,
+        invite=new_token() if private else None,
         created_by=created_by,
     )
     s.add(table)

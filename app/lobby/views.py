@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, redirect, render_template, url_for
+from flask import Blueprint, abort, redirect, render_template, url_for
 from wtforms import BooleanField, IntegerField, SelectField, StringField
 from wtforms.validators import DataRequired, Length, NumberRange, Optional
 
@@ -23,7 +23,7 @@ class TableForm(Form):
     name = StringField("Название", validators=[DataRequired(), Length(max=64)])
     variant = SelectField("Вариант", validators=[DataRequired()])
     seats = IntegerField("Мест", validators=[Optional(), NumberRange(min=2, max=8)])
-    private = BooleanField("Закрытый (не виден в лобби)")
+    private = BooleanField("Закрытый: только по ссылке-приглашению")
 
 
 def _table_form() -> TableForm:
@@ -35,9 +35,16 @@ def _table_form() -> TableForm:
 
 def _page(form: TableForm, error: str | None = None, status: int = 200) -> Any:
     lobby = get_lobby()
+    user = current_user()
+    assert user is not None and user.id is not None
     return (
         render_template(
-            "lobby.html", tables=lobby.tables(), chat=lobby.chat.recent(), form=form, error=error
+            "lobby.html",
+            tables=lobby.tables(),
+            private_tables=lobby.private_tables(user.id),
+            chat=lobby.chat.recent(),
+            form=form,
+            error=error,
         ),
         status,
     )
@@ -72,4 +79,18 @@ def new_table() -> Any:
         return _page(form, str(e), 400)
     assert table.id is not None
     get_lobby().publish(table.id)
-    return redirect(url_for("lobby.index"))
+    # A private table's link is shown to its creator under «Закрытые столы».
+    return redirect(url_for("lobby.index", _anchor="private-tables" if table.private else None))
+
+
+@bp.route("/invite/<token>")
+@login_required
+def invite(token: str) -> Any:
+    """A private table's invite link: its follower becomes a guest and goes to the table;
+    an unknown or closed table's link is a 404 like a table page that does not exist."""
+    user = current_user()
+    assert user is not None and user.id is not None
+    table_id = get_lobby().access.accept(token, user.id)
+    if table_id is None:
+        abort(404)
+    return redirect(url_for("pages.table", table_id=table_id))

@@ -14,6 +14,7 @@ from .tables import (
     CustomVariant,
     HandRecord,
     Table,
+    TableGuest,
 )
 
 __all__ = [
@@ -33,6 +34,7 @@ __all__ = [
     "Notice",
     "ServerBeat",
     "Table",
+    "TableGuest",
     "User",
     "get_db",
     "utcnow",

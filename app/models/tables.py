@@ -38,7 +38,10 @@ class Table(SQLModel, table=True):
     variant: str = Field(max_length=64)
     rules: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     seats: int
+    # A private table is not listed and is reached only through its invite link, whose
+    # token this is (unguessable, app/lobby/invites.py); None for a public table.
     private: bool = False
+    invite: str | None = Field(default=None, unique=True, index=True, max_length=64)
     created_by: int | None = Field(default=None, foreign_key="users.id")
     created: datetime = Field(default_factory=utcnow)
     closed: bool = Field(default=False, index=True)
@@ -47,6 +50,16 @@ class Table(SQLModel, table=True):
     # lobby of another process lists them from here; docs/hosting.md, «Beyond one machine»).
     seated: int = 0
     queued: int = 0
+
+
+class TableGuest(SQLModel, table=True):
+    """Who followed a private table's invite link: he may watch it, sit and play there."""
+
+    __tablename__ = "table_guests"
+
+    table_id: int = Field(foreign_key="tables.id", primary_key=True)
+    user_id: int = Field(foreign_key="users.id", primary_key=True)
+    created: datetime = Field(default_factory=utcnow)
 
 
 class HandRecord(SQLModel, table=True):

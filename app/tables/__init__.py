@@ -28,7 +28,7 @@ def init_app(app: Flask) -> None:
     presence = app.extensions[PRESENCE]
     presence.on_connect.append(tables.connected)
     presence.on_disconnect.append(tables.disconnected)
-    sockets.init_app(tables)
+    sockets.init_app(tables, lobby.access.may_enter)
     app.extensions[EXTENSION] = tables
 
 

@@ -29,6 +29,11 @@ log = logging.getLogger(__name__)
 Closed = TypeVar("Closed")
 
 
+def no_table(table_id: int) -> TableError:
+    """The answer for a table that does not exist, is closed, or is private to others."""
+    return TableError("not_found", f"no open table {table_id}")
+
+
 class Tables:
     """The `LiveTable` of each open table of this process, by id."""
 
@@ -63,7 +68,7 @@ class Tables:
         with self._lock:
             # A close that began after that read wins: its row may not say closed yet.
             if found is None or table_id in self._closed:
-                raise TableError("not_found", f"no open table {table_id}")
+                raise no_table(table_id)
             table, variant = found
             return self._tables.setdefault(
                 table_id, LiveTable(table_id, table.name, variant, self.services)

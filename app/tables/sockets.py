@@ -19,11 +19,13 @@ from app import metrics, protocol
 from app.auth.presence import Player
 from app.engine.hand import Action
 
-from .registry import Tables
+from .registry import Tables, no_table
 from .runtime import DARK, READY, SKIP, LiveTable, Person, TableError
 
 STATE = "table:state"
 TABLE = {"table": int}
+#: Whether a user may see a table (app/lobby/invites.py: private tables).
+MayEnter = Callable[[int, int], bool]
 
 
 def _sid() -> str:
@@ -31,13 +33,28 @@ def _sid() -> str:
     return request.sid  # type: ignore[attr-defined]
 
 
+def _admitted(tables: Tables, may_enter: MayEnter, table_id: int, player: Player) -> bool:
+    """A private table's creator and guests, and whoever sits or waits there already (a
+    hand recovered after a restart seats its players again)."""
+    if may_enter(table_id, player.id):
+        return True
+    live = tables.find(table_id)
+    return live is not None and (live.member(player.name) is not None or live.queued(player.name))
+
+
 def _event(
-    tables: Tables, name: str, run: Callable[[LiveTable, Person, dict[str, Any]], Any]
+    tables: Tables,
+    may_enter: MayEnter,
+    name: str,
+    run: Callable[[LiveTable, Person, dict[str, Any]], Any],
 ) -> Callable[[Player, dict[str, Any]], Any]:
-    """A handler: find the table, run the request, turn a refusal into an `error`."""
+    """A handler: find the table (a private one only for those it admits, to the others it
+    does not exist), run the request, turn a refusal into an `error`."""
 
     def handler(player: Player, payload: dict[str, Any]) -> Any:
         try:
+            if not _admitted(tables, may_enter, payload["table"], player):
+                raise no_table(payload["table"])
             live = tables.get(payload["table"])
             return run(live, Person(player.id, player.name), payload)
         except TableError as refused:
@@ -72,12 +89,12 @@ def _act(live: LiveTable, person: Person, payload: dict[str, Any]) -> None:
     metrics.ACTION_SECONDS.observe(time.perf_counter() - started)
 
 
-def init_app(tables: Tables) -> None:
+def init_app(tables: Tables, may_enter: MayEnter) -> None:
     def on(name: str, run: Any, required: protocol.Shape | None = None, **optional: type) -> None:
         """Every table event names its table; `required`/`optional` add its own fields."""
         protocol.on(
             name,
-            _event(tables, name, run),
+            _event(tables, may_enter, name, run),
             required={**TABLE, **(required or {})},
             optional=optional,
         )

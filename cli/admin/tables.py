@@ -28,7 +28,9 @@ def table() -> None:
 @click.option("--ante", type=int, default=None, help="the ante (C-2.1, S-1.2, B-1.2)")
 @click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", help="a rule override")
 @click.option("--bots", type=click.IntRange(0), default=0, show_default=True, help="bot seats")
-@click.option("--private", is_flag=True, help="not listed in the lobby")
+@click.option(
+    "--private", is_flag=True, help="not listed; reached only by its invite link (printed)"
+)
 def create(
     admin: Admin,
     name: str,
@@ -39,7 +41,9 @@ def create(
     bots: int,
     private: bool,
 ) -> None:
-    """Open the table NAME; a running server lists it in the lobby at once."""
+    """Open the table NAME; a running server lists it in the lobby at once. A --private one
+    is not listed: its `invite` is the path of its link, to give after the server's address
+    (https://your.host/invite/…); whoever follows it may join."""
     with admin.session() as s:
         made = service.new_table(
             s,

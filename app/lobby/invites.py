@@ -1,0 +1,82 @@
+"""Private tables (docs/hosting.md, «Private tables»): not listed, reached only through an
+invite link `/invite/<token>`, the token unguessable (128 random bits).
+
+Following the link (logged in) makes the player the table's guest for as long as the table
+is open, so his reloads and reconnects need no link. Everyone else gets, from the table page
+and from every table event, exactly the answer of a table that does not exist: whether a
+private table exists is never said (docs/protocol.md, «Private tables»).
+"""
+
+from __future__ import annotations
+
+import secrets
+
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import select
+
+from app.models import Database, Table, TableGuest
+
+TOKEN_BYTES = 16  # 128 bits: token_urlsafe writes them in 22 characters
+PATH = "/invite/"
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(TOKEN_BYTES)
+
+
+def invite_path(token: str) -> str:
+    """The link's path; players get the server's address followed by it."""
+    return PATH + token
+
+
+class Access:
+    """Who may enter which table. A table's privacy and creator never change, so they are
+    kept once read; so is each guest once seen (a guest stays one while the table is open,
+    and a closed table is refused anyway). Only a refusal reads the database each time: a
+    guest may have followed the link through another process."""
+
+    def __init__(self, db: Database):
+        self.db = db
+        self._public: set[int] = set()
+        self._creators: dict[int, int | None] = {}  # private table -> its creator
+        self._guests: set[tuple[int, int]] = set()
+
+    def may_enter(self, table_id: int, user_id: int) -> bool:
+        """Whether the user may see the table: True for a public table and for one that does
+        not exist (the caller refuses that as it always did), for a private table only for
+        its creator and its guests."""
+        if table_id in self._public or (table_id, user_id) in self._guests:
+            return True
+        if table_id not in self._creators:
+            with self.db.session() as s:
+                table = s.get(Table, table_id)
+                if table is None:
+                    return True
+                if not table.private:
+                    self._public.add(table_id)
+                    return True
+                self._creators[table_id] = table.created_by
+        if self._creators[table_id] == user_id:
+            return True
+        with self.db.session() as s:
+            guest = s.get(TableGuest, (table_id, user_id))
+        if guest is not None:
+            self._guests.add((table_id, user_id))
+        return guest is not None
+
+    def accept(self, token: str, user_id: int) -> int | None:
+        """Follow an invite link: the open table's id (the user now its guest), else None."""
+        with self.db.session() as s:
+            table = s.exec(select(Table).where(Table.invite == token, ~Table.closed)).first()
+            if table is None or table.id is None:
+                return None
+            table_id, creator = table.id, table.created_by
+            known = creator == user_id or s.get(TableGuest, (table_id, user_id)) is not None
+        if not known:
+            try:
+                with self.db.session() as s:
+                    s.add(TableGuest(table_id=table_id, user_id=user_id))
+            except IntegrityError:  # the same link followed at once elsewhere: a guest anyway
+                pass
+        self._guests.add((table_id, user_id))
+        return table_id
