@@ -75,7 +75,10 @@ def test_a_new_table_appears_in_the_lobby(server: Server) -> None:
         server, "table", "create", unique_name("Тайный"), "--variant", "classic", "--private"
     )
     ok(server, "table", "close", str(hidden["id"]))
-    assert client.wait("lobby:table_closed") == {"id": hidden["id"]}  # never listed
+    after = ok(server, "table", "create", unique_name("Стол"), "--variant", "classic")
+    assert client.wait("lobby:table")["id"] == after["id"]
+    # A private table was never listed: the lobby hears nothing of it, not even its close.
+    assert [event for event, _ in client.seen] == ["lobby:state", "lobby:table", "lobby:table"]
     client.close()
 
 
