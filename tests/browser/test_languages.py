@@ -134,9 +134,7 @@ def test_login_register_and_lobby_follow_the_language_setting(
 
         pw_expect(page.locator("#tables-title")).to_have_text("Tables")
         pw_expect(page.locator("#practice button")).to_have_text("Play with Gary")
-        pw_expect(page.locator("label[for=private]")).to_have_text(
-            "Private (not listed in the lobby)"
-        )
+        pw_expect(page.locator("label[for=private]")).to_have_text("Private: by invite link only")
         # A new table: its live row (lobby.js) and, after a reload, the server's row.
         table = f"T {name}"
         page.fill("#new-table input[name=name]", table)
