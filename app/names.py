@@ -63,8 +63,9 @@ def name_key(name: str) -> str:
 def _enforce(profile: precis_i18n.profile.Profile, part: str) -> str:
     try:
         return profile.enforce(part)
-    except UnicodeEncodeError as refused:
-        raise NameRefused(f"{part[refused.start]!r} cannot be in a name") from None
+    except UnicodeEncodeError as refused:  # the reason is PRECIS's: DISALLOWED/symbols, …
+        found = part[refused.start : refused.end]
+        raise NameRefused(f"{found!r} cannot be in a name" if found else refused.reason) from None
 
 
 @cache

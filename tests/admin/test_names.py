@@ -10,11 +10,13 @@ from pathlib import Path
 
 import pytest
 from alembic import command
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sqlalchemy import inspect, text
 from sqlmodel import create_engine
 
 from app import migrations
-from app.auth.service import authenticate
+from app.auth.service import AccountError, authenticate, check_name
 from app.names import mixed_scripts, name_key, shown, skeleton
 
 from .conftest import PASSWORD, Admin
@@ -42,6 +44,18 @@ def test_look_alikes_share_a_skeleton_and_mixed_scripts_are_seen() -> None:
     assert skeleton("Иван") != skeleton("Ivan")  # different letters are different names
     assert not mixed_scripts("Мария_2") and not mixed_scripts("山田たろう")  # UTS #39 mixes
     assert shown("Ｉｖａｎ") == "Ivan"  # stored at the usual width, the case kept
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(max_size=30))
+def test_any_text_gets_a_key_or_a_clear_refusal(text: str) -> None:
+    """A login compares the key of whatever was typed; a registration refuses with an
+    AccountError (its words' key), never anything else (an empty part, a control, …)."""
+    assert isinstance(name_key(text), str) and isinstance(skeleton(text), str)
+    try:
+        assert check_name(text, 24)
+    except AccountError as refused:
+        assert refused.key.startswith("account.name_")
 
 
 def test_every_command_finds_a_cyrillic_name_whatever_its_case(admin: Admin) -> None:
