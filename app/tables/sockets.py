@@ -53,9 +53,11 @@ def _event(
 
     def handler(player: Player, payload: dict[str, Any]) -> Any:
         try:
-            if not _admitted(tables, may_enter, payload["table"], player):
-                raise no_table(payload["table"])
+            # First as for any table (`elsewhere`, `not_found`), so that the refusal of a
+            # private one is exactly the answer for an id that no table has.
             live = tables.get(payload["table"])
+            if not _admitted(tables, may_enter, live.id, player):
+                raise no_table(live.id)
             return run(live, Person(player.id, player.name), payload)
         except TableError as refused:
             metrics.refused(refused.code)
