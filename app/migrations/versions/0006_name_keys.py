@@ -67,7 +67,7 @@ def collision_report(bind: sa.Connection, groups: list[list[sa.Row]], keys: set[
             quoted = new.replace("'", "''")
             renames.append(f"  UPDATE users SET name = '{quoted}' WHERE id = {user.id};")
     url = bind.engine.url
-    where = f"sqlite3 {url.database}" if url.get_backend_name() == "sqlite" else "SQL"
+    where = f"sqlite3 {url.database}" if url.get_backend_name() == "sqlite" else "psql"
     lines += [
         "Nothing was changed. Decide who keeps each name and rename the other accounts (their",
         f"balance, history and password stay), for example with {where}:",
