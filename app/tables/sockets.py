@@ -33,13 +33,14 @@ def _sid() -> str:
     return request.sid  # type: ignore[attr-defined]
 
 
-def _admitted(tables: Tables, may_enter: MayEnter, table_id: int, player: Player) -> bool:
-    """A private table's creator and guests, and whoever sits or waits there already (a
-    hand recovered after a restart seats its players again)."""
-    if may_enter(table_id, player.id):
-        return True
-    live = tables.find(table_id)
-    return live is not None and (live.member(player.name) is not None or live.queued(player.name))
+def _admitted(live: LiveTable, may_enter: MayEnter, player: Player) -> bool:
+    """Everyone at a public table; at a private one its creator and guests, and whoever
+    sits or waits there already (a hand recovered after a restart seats its players again)."""
+    return (
+        may_enter(live.id, player.id)
+        or live.member(player.name) is not None
+        or live.queued(player.name)
+    )
 
 
 def _event(
@@ -56,7 +57,7 @@ def _event(
             # First as for any table (`elsewhere`, `not_found`), so that the refusal of a
             # private one is exactly the answer for an id that no table has.
             live = tables.get(payload["table"])
-            if not _admitted(tables, may_enter, live.id, player):
+            if not _admitted(live, may_enter, player):
                 raise no_table(live.id)
             return run(live, Person(player.id, player.name), payload)
         except TableError as refused:
