@@ -33,16 +33,6 @@ def _sid() -> str:
     return request.sid  # type: ignore[attr-defined]
 
 
-def _admitted(live: LiveTable, may_enter: MayEnter, player: Player) -> bool:
-    """Everyone at a public table; at a private one its creator and guests, and whoever
-    sits or waits there already (a hand recovered after a restart seats its players again)."""
-    return (
-        may_enter(live.id, player.id)
-        or live.member(player.name) is not None
-        or live.queued(player.name)
-    )
-
-
 def _event(
     tables: Tables,
     may_enter: MayEnter,
@@ -57,7 +47,7 @@ def _event(
             # First as for any table (`elsewhere`, `not_found`), so that the refusal of a
             # private one is exactly the answer for an id that no table has.
             live = tables.get(payload["table"])
-            if not _admitted(live, may_enter, player):
+            if not may_enter(live.id, player.id):
                 raise no_table(live.id)
             return run(live, Person(player.id, player.name), payload)
         except TableError as refused:
