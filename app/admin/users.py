@@ -1,7 +1,8 @@
 """Accounts as the administrator sees them: create, list, show, passwords, bans, admin rights.
 
-Names are found ignoring case, as at login (app/auth/service.py). A ban also takes effect in
-a running server: the user's socket is closed and he leaves his seats (notice `ban`).
+Names are found by their key, as at login: whatever their case or width (app/names.py). A
+ban also takes effect in a running server: the user's socket is closed and he leaves his
+seats (notice `ban`).
 """
 
 from __future__ import annotations
