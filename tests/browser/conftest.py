@@ -108,13 +108,17 @@ class Player:
 
     def register(self) -> None:
         """Register through the page, as a person does."""
+        self.fill_registration()
+        self.page.wait_for_url(re.compile(r"/$"))
+
+    def fill_registration(self) -> None:
+        """Fill the registration form with this name and send it."""
         page = self.page
         page.goto(self.base + "/register")
         page.fill("input[name=name]", self.name)
         page.fill("input[name=password]", PASSWORD)
         page.fill("input[name=confirm]", PASSWORD)
         page.click("form button[type=submit]")
-        page.wait_for_url(re.compile(r"/$"))
 
     def new_table(self, name: str, variant: str, seats: int) -> int:
         """Open a table from the lobby form; its id from the lobby's link to it."""

@@ -10,7 +10,7 @@ from playwright.sync_api import expect as pw_expect
 
 from tests.server.conftest import Server, unique_name
 
-from .conftest import PASSWORD, PHONE, Player
+from .conftest import PHONE, Player
 
 
 def _person(web: Server, chromium: Browser, name: str) -> Player:
@@ -24,12 +24,8 @@ def test_a_taken_name_says_so_in_the_players_words(web: Server, chromium: Browse
     ivan = _person(web, chromium, unique_name("Иван"))
     ivan.register()
     again = _person(web, chromium, ivan.name.lower())
+    again.fill_registration()
     page = again.page
-    page.goto(web.url + "/register")
-    page.fill("input[name=name]", again.name)
-    page.fill("input[name=password]", PASSWORD)
-    page.fill("input[name=confirm]", PASSWORD)
-    page.click("form button[type=submit]")
     pw_expect(page.locator(".form-error")).to_have_text(f"Имя «{again.name}» уже занято")
     assert page.url.endswith("/register")
     assert ivan.errors == []
