@@ -17,7 +17,7 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from flask import g, redirect, request, session, url_for
 from sqlalchemy import or_
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from app.engine.hand import HOUSE, POT
 from app.ledger import user_account
@@ -83,7 +83,7 @@ def check_name(name: str, max_length: int) -> str:
 
 def find_user(s: Session, name: str) -> User | None:
     """The user of this name, compared by key: whatever its case or width (app/names.py)."""
-    return s.exec(select(User).where(User.name_key == name_key(name))).first()
+    return s.exec(select(User).where(col(User.name_key) == name_key(name))).first()
 
 
 def _taken(name: str) -> AccountError:
@@ -97,7 +97,7 @@ def create_user(
     looks like a taken one (the same skeleton, UTS #39)."""
     name = check_name(name, max_length)
     key, look = name_key(name), skeleton(name)
-    clash = or_(User.name_key == key, User.name_skeleton == look)
+    clash = or_(col(User.name_key) == key, col(User.name_skeleton) == look)
     other = s.exec(select(User).where(clash)).first()
     if other is not None and other.name_key == key:
         raise _taken(name)

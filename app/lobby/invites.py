@@ -12,7 +12,7 @@ from __future__ import annotations
 import secrets
 
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import select
+from sqlmodel import col, select
 
 from app.models import Database, Table, TableGuest
 
@@ -67,7 +67,8 @@ class Access:
     def accept(self, token: str, user_id: int) -> int | None:
         """Follow an invite link: the open table's id (the user now its guest), else None."""
         with self.db.session() as s:
-            table = s.exec(select(Table).where(Table.invite == token, ~Table.closed)).first()
+            found = select(Table).where(col(Table.invite) == token, ~col(Table.closed))
+            table = s.exec(found).first()
             if table is None or table.id is None:
                 return None
             table_id, creator = table.id, table.created_by
