@@ -31,7 +31,6 @@ from sqlalchemy import (
     and_,
     bindparam,
     case,
-    func,
     insert,
     update,
 )
@@ -60,6 +59,10 @@ REFUND = "refund"
 BUY_IN = "buy_in"
 CASH_OUT = "cash_out"
 PRACTICE = "practice chips"  # the reason of the grants that make and take practice stacks
+# The largest amount a grant moves and a grant may leave on a balance: far above any
+# friends' game, far below SQLite's 2⁶³, so a sum over millions of accounts stays a whole
+# number (docs/hosting.md, «Administration»).
+MAX_AMOUNT = 10**12
 
 # The tables themselves: the hot path writes with plain SQL, not through ORM objects.
 # Not typed (next line): SQLModel sets `__table__` on a table model at runtime.
@@ -274,11 +277,19 @@ def _positive(amount: int, kind: str) -> None:
 
 
 def grant(s: Session, user: User, amount: int, reason: str) -> LedgerEntry:
-    """An admin adds (or, negative, takes) money; a balance never goes below 0 (C-0.1)."""
+    """An admin adds (or, negative, takes) money; a balance never goes below 0 (C-0.1) nor
+    above MAX_AMOUNT."""
     if amount == 0:
         raise LedgerError("a grant must not be zero")
+    if not -MAX_AMOUNT <= amount <= MAX_AMOUNT:
+        raise LedgerError(f"a grant is at most {MAX_AMOUNT} either way, got {amount}")
     assert user.id is not None
-    (row,) = move(s, [Leg(user_account(s, user.id), amount)], GRANT, reason=reason, grant=True)
+    account = user_account(s, user.id)
+    if balance(s, account) + amount > MAX_AMOUNT:
+        raise LedgerError(
+            f"a balance holds at most {MAX_AMOUNT}: {user.name} has {balance(s, account)}"
+        )
+    (row,) = move(s, [Leg(account, amount)], GRANT, reason=reason, grant=True)
     return row
 
 
@@ -378,6 +389,42 @@ def practice_table(s: Session, table_id: int) -> bool:
     return table is not None and bool(table_variant(s, table).rules.get("practice"))
 
 
+def committed_elsewhere(s: Session, user_ids: Iterable[int], table_id: int) -> dict[int, int]:
+    """User id → another table where that user's money is committed now: a stack there
+    (S-1.5), or a payment into the pot of a hand in play there (C-0.2). An account plays for
+    money at one table at a time (docs/rules.md, «Money at one table at a time»); practice
+    chips are no money (B-1.4), so a practice table neither counts nor is held back."""
+    users = set(user_ids)
+    if not users or practice_table(s, table_id):
+        return {}
+    stacks = sql_select(ACCOUNTS.c.user_id, ACCOUNTS.c.table_id).where(
+        ACCOUNTS.c.kind == STACK,
+        ACCOUNTS.c.balance > 0,
+        ACCOUNTS.c.user_id.in_(users),
+        ACCOUNTS.c.table_id != table_id,
+    )
+    hands = HandRecord.__table__  # type: ignore[attr-defined]
+    pots = (
+        sql_select(ACCOUNTS.c.user_id, hands.c.table_id)
+        .select_from(
+            hands.join(LEDGER, LEDGER.c.hand_id == hands.c.id).join(
+                ACCOUNTS, ACCOUNTS.c.id == LEDGER.c.account_id
+            )
+        )
+        .where(
+            hands.c.status == PLAYING,
+            hands.c.table_id != table_id,
+            ACCOUNTS.c.user_id.in_(users),
+            LEDGER.c.amount < 0,
+        )
+    )
+    found: dict[int, int] = {}
+    for user_id, other in [*s.execute(stacks), *s.execute(pots)]:
+        if user_id not in found and not practice_table(s, other):
+            found[user_id] = other
+    return found
+
+
 def buy_in(s: Session, user_id: int, table_id: int, amount: int) -> list[LedgerEntry]:
     """Move money from a balance to a stack at a table (S-1.5); at a practice table the
     chips are granted to the stack and the balance is not touched (B-1.4)."""
@@ -448,42 +495,52 @@ class Books:
 def verify(s: Session) -> Books:
     """Prove the books balance (C-0.3): every balance is the sum of its rows, every movement
     but a grant sums to zero, no account is negative, finished hands' pots are empty, and
-    the money granted is exactly the balances plus the money in play."""
+    the money granted is exactly the balances plus the money in play.
+
+    It reports and never fails on what it reads: the rows are summed here in Python, whose
+    integers do not overflow, so a row written around the service (a huge or fractional
+    amount, text) is a problem in the report, not a crash of the SQL sum."""
     books = Books()
-    sums: dict[int | None, int] = dict(
-        s.exec(
-            select(LedgerEntry.account_id, func.sum(LedgerEntry.amount)).group_by(
-                col(LedgerEntry.account_id)
-            )
-        ).all()
+    sums: dict[int, int] = defaultdict(int)
+    movements: dict[tuple[str, str], int] = defaultdict(int)
+    rows = sql_select(
+        LEDGER.c.id, LEDGER.c.account_id, LEDGER.c.movement, LEDGER.c.kind, LEDGER.c.amount
     )
+    for row_id, account_id, movement, kind, amount in s.execute(rows.order_by(LEDGER.c.id)):
+        if not _whole(amount):
+            books.problems.append(f"ledger row {row_id}: amount {amount!r} is not an amount")
+            continue
+        sums[account_id] += amount
+        movements[movement, kind] += amount
     hand_status = dict(s.exec(select(HandRecord.id, HandRecord.status)).all())
     closed_tables = set(s.exec(select(Table.id).where(Table.closed)).all())
-    for account in s.exec(select(Account)).all():
-        where = f"account {account.id} ({account.kind})"
-        if account.balance != sums.get(account.id, 0):
+    accounts = sql_select(
+        ACCOUNTS.c.id, ACCOUNTS.c.kind, ACCOUNTS.c.balance, ACCOUNTS.c.hand_id, ACCOUNTS.c.table_id
+    )
+    for account_id, kind, held, hand_id, table_id in s.execute(accounts.order_by(ACCOUNTS.c.id)):
+        where = f"account {account_id} ({kind})"
+        if not _whole(held):
+            books.problems.append(f"{where}: balance {held!r} is not an amount")
+            continue
+        if held != sums.get(account_id, 0):
             books.problems.append(
-                f"{where}: balance {account.balance} but its rows sum to {sums.get(account.id, 0)}"
+                f"{where}: balance {held} but its rows sum to {sums.get(account_id, 0)}"
             )
-        if account.balance < 0:
-            books.problems.append(f"{where}: negative balance {account.balance}")
-        if account.kind == POT and hand_status.get(account.hand_id) != PLAYING:
-            if account.balance:
+        if held < 0:
+            books.problems.append(f"{where}: negative balance {held}")
+        if kind == POT and hand_status.get(hand_id) != PLAYING:
+            if held:
                 books.problems.append(
-                    f"{where}: {account.balance} left in the pot of the "
-                    f"{hand_status.get(account.hand_id, 'missing')} hand {account.hand_id}"
+                    f"{where}: {held} left in the pot of the "
+                    f"{hand_status.get(hand_id, 'missing')} hand {hand_id}"
                 )
-        elif account.kind == STACK and account.table_id in closed_tables and account.balance:
-            books.problems.append(f"{where}: {account.balance} on the closed table")
-        if account.kind in (USER, HOUSE):
-            books.balances += account.balance
+        elif kind == STACK and table_id in closed_tables and held:
+            books.problems.append(f"{where}: {held} on the closed table")
+        if kind in (USER, HOUSE):
+            books.balances += held
         else:
-            books.in_play += account.balance
-    for movement, kind, total in s.exec(
-        select(LedgerEntry.movement, LedgerEntry.kind, func.sum(LedgerEntry.amount)).group_by(
-            LedgerEntry.movement, LedgerEntry.kind
-        )
-    ):
+            books.in_play += held
+    for (movement, kind), total in movements.items():
         if kind == GRANT:
             books.granted += total
         elif total:
@@ -493,3 +550,9 @@ def verify(s: Session) -> Books:
             f"granted {books.granted} but balances {books.balances} + in play {books.in_play}"
         )
     return books
+
+
+def _whole(amount: Any) -> bool:
+    """A stored amount the books can hold: a whole number within SQLite's 64 bits (bool is
+    not one; a REAL is what SQLite makes of an overflowing sum)."""
+    return type(amount) is int and -(2**63) <= amount < 2**63

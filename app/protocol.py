@@ -26,6 +26,10 @@ log = logging.getLogger(__name__)
 ERROR = "error"
 Handler = Callable[[Player, dict[str, Any]], Any]
 Shape = Mapping[str, type | tuple[type, ...]]
+# The integers a client may send: JSON's exact ones (a browser's Number.MAX_SAFE_INTEGER).
+# Every table id, seat, stack, version or chat id a feature sees is within them, so none
+# reaches SQLite beyond its 64 bits (docs/protocol.md).
+MAX_INT = 2**53 - 1
 
 
 class ProtocolError(Exception):
@@ -72,7 +76,14 @@ def check_payload(data: Any, required: Shape, optional: Shape) -> dict[str, Any]
                 raise ProtocolError(f"missing field {name!r}")
         elif not _fits(data[name], kind):
             raise ProtocolError(f"field {name!r} must be {_kind_name(kind)}")
+        elif not _bounded(data[name]):
+            raise ProtocolError(f"field {name!r} must be between {-MAX_INT} and {MAX_INT}")
     return data
+
+
+def _bounded(value: Any) -> bool:
+    """An integer field is within ±MAX_INT (any other value is bounded by its own check)."""
+    return not isinstance(value, int) or isinstance(value, bool) or abs(value) <= MAX_INT
 
 
 def on(

@@ -30,8 +30,8 @@ DEMO_TABLES: tuple[tuple[str, str, dict[str, Any]], ...] = (
 
 def get_table(s: Session, key: str) -> Table:
     """A table by id, or by name among the open tables (it must be unambiguous)."""
-    if key.isdigit():
-        table = s.get(Table, int(key))
+    if key.isascii() and key.isdigit():
+        table = s.get(Table, int(key)) if int(key) < 2**63 else None  # SQLite's ids end there
         if table is None:
             raise AdminError(f"no table with id {key}")
         return table

@@ -68,6 +68,29 @@ def params(*items: Param) -> dict[str, Param]:
     return {p.name: p for p in items}
 
 
+# The ranges the parameters' records leave open, checked by `make_variant` for every variant
+# however it is built (a preset, `svara admin variant create --set`, a table's overrides
+# from the CLI or the lobby, a hand file): each item of a list parameter within its
+# [low, high] (C-4.2: a level is a bet, so at least 1), a list of at most MOST_ITEMS, and
+# pairs that must not cross (S-1.5: the smallest stack is not above the largest).
+RANGES: dict[str, tuple[int, int]] = {"levels": (1, 1_000_000)}
+MOST_ITEMS = 8
+ORDERED: tuple[tuple[str, str], ...] = (("buy_in_min", "buy_in_max"),)
+
+
+def check_ranges(rules: Mapping[str, Any]) -> None:
+    """VariantError for a value of `rules` outside RANGES or ORDERED."""
+    for key, (low, high) in RANGES.items():
+        items = rules.get(key, ())
+        if len(items) > MOST_ITEMS:
+            raise VariantError(f"{key} has at most {MOST_ITEMS} values, got {len(items)}")
+        if any(not low <= item <= high for item in items):
+            raise VariantError(f"each of {key} must be between {low} and {high}")
+    for first, second in ORDERED:
+        if first in rules and second in rules and rules[first] > rules[second]:
+            raise VariantError(f"{first} must not be above {second}")
+
+
 @dataclass(frozen=True)
 class Variant:
     """A named set of rules: which game, and the value of each of its parameters."""
@@ -110,6 +133,7 @@ def build_variant(
     if unknown:
         raise VariantError(f"unknown rule key {unknown[0]!r} for {game}; known: {', '.join(known)}")
     rules = {key: p.check(values[key]) if key in values else p.default for key, p in known.items()}
+    check_ranges(rules)
     return Variant(name, game, description, MappingProxyType(rules))
 
 

@@ -312,6 +312,7 @@ class LiveTable:
                 raise TableError("not_now", "you are already seated")
             if self.queued(person.name):
                 raise TableError("not_now", "you are already in the queue")
+            self._check_elsewhere(person)
             stack = self._check_stack(person, stack)
             free = [i for i, m in enumerate(self.seats) if m is None]
             if seat is not None:
@@ -326,6 +327,13 @@ class LiveTable:
             self._seat(person, free[0] if seat is None else seat, stack)
             # Not typed (next line): the person was seated just above.
             self._changed([self._event("sat", person.name, seat=self.member(person.name).seat)])  # type: ignore[union-attr]
+
+    def _check_elsewhere(self, person: Person) -> None:
+        """An account plays for money at one table at a time (docs/rules.md, «Money at one
+        table at a time»): refused (`money`) while its money is committed at another."""
+        other = self.store.elsewhere(self.id, [person.id]).get(person.id)
+        if other is not None:
+            raise TableError("money", f"your money is in play at table {other}: finish there first")
 
     def _check_stack(self, person: Person, stack: int | None) -> int | None:
         """S-1.5: a stack of `buy_in_min`..`buy_in_max` antes, covered by the balance."""
@@ -403,6 +411,8 @@ class LiveTable:
                 raise TableError("not_now", f"you already answered: {member.answer}")
             if kind != SKIP and not self.hand_cls.playable(self.variant, self.money[member.name]):
                 raise TableError("money", f"you need at least {self.variant['ante']} to play")
+            if kind != SKIP:
+                self._check_elsewhere(member.person)
             before = (self.dark, self.gathering, self.extended, self.gather_deadline)
             if kind == DARK:
                 self.dark = self._dark_choice(member)
@@ -529,6 +539,10 @@ class LiveTable:
             self.store.money(self.id, [m.name for m in self.members()], self.manners.stacks)
         )
         players = self._ready()
+        busy = self.store.elsewhere(self.id, [m.person.id for m in players])
+        if busy:  # a hand started elsewhere since his «Готов»: he sits this one out
+            log.info("table %s: money in play elsewhere: %s", self.id, sorted(busy))
+            players = [m for m in players if m.person.id not in busy]
         if len(players) < 2:
             return []
         seats = [Seat(m.name, self.money[m.name]) for m in players]
@@ -548,6 +562,9 @@ class LiveTable:
             self.hand_id = self.store.begin_hand(
                 self.id, record(hand, []), hand.transfers, self.manners.stacks
             )
+        except LedgerError as short:  # a balance spent at another table since it was read
+            log.info("table %s: the new hand was refused: %s", self.id, short)
+            raise TableError("money", "a player's money moved; the hand did not start") from None
         except Exception:  # locked or full (issue 10): nothing of the hand was kept
             log.exception("table %s: could not save the new hand", self.id)
             raise TableError("server", "the hand could not be started; try again") from None
@@ -598,10 +615,18 @@ class LiveTable:
                 self.manners.stacks,
                 hand.finished,
             )
-        except Exception:
-            log.exception("table %s: could not save %s; back to the saved hand", self.id, action)
+        except Exception as failure:
+            short = isinstance(failure, LedgerError)  # the balance moved since the hand began
+            if short:
+                log.info("table %s: %s refused: %s", self.id, action, failure)
+            else:
+                log.exception(
+                    "table %s: could not save %s; back to the saved hand", self.id, action
+                )
             # Not typed (next line): a hand in play has its stored row.
             self.hand, self.actions = replay_record(self.store.hand_doc(self.hand_id))  # type: ignore[arg-type]
+            if short:
+                raise TableError("money", "your balance no longer covers that") from None
             raise TableError("server", "the action could not be saved; try again") from None
         return events
 

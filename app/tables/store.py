@@ -81,6 +81,11 @@ class TableStore:
         with self.db.session() as s:
             return ledger.balances(s, names, table_id, stacks)
 
+    def elsewhere(self, table_id: int, user_ids: Iterable[int]) -> dict[int, int]:
+        """User id → the other table holding his money now (`ledger.committed_elsewhere`)."""
+        with self.db.session() as s:
+            return ledger.committed_elsewhere(s, user_ids, table_id)
+
     def set_occupancy(self, table_id: int, occupancy: tuple[int, int]) -> None:
         """Keep the seats taken and the queue length where every process's lobby reads them."""
         with self.db.session() as s:

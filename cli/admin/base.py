@@ -19,13 +19,18 @@ from app.admin import AdminError
 from app.admin.notices import answer
 from app.auth.service import AccountError
 from app.engine.variants import VariantError
-from app.ledger import LedgerError
+from app.ledger import MAX_AMOUNT, LedgerError
 from app.models import Database
 from app.models.db import EXTENSION as DB
 from cli.rules import fail
 
 F = TypeVar("F", bound=Callable[..., Any])
 REFUSALS = (AdminError, AccountError, VariantError, LedgerError)
+
+# Numbers from the command line are bounded before they reach the service or SQLite (whose
+# integers end at 2⁶³): a clear usage error, exit status 2, nothing changed.
+AMOUNT = click.IntRange(-MAX_AMOUNT, MAX_AMOUNT)  # a grant's amount (app/ledger.py)
+ID = click.IntRange(1, 2**63 - 1)  # a row id: hands, tables
 
 
 class Admin:

@@ -10,7 +10,7 @@ import click
 from app.admin import hands as service
 
 from . import admin
-from .base import Admin, admin_command
+from .base import ID, Admin, admin_command
 
 
 @admin.group()
@@ -21,7 +21,9 @@ def hand() -> None:
 @admin_command(hand, "list")
 @click.option("--table", "table_key", default=None, help="one table (id or name)")
 @click.option("--user", "user_name", default=None, help="hands with this player")
-@click.option("--limit", type=click.IntRange(1), default=service.LIST_LIMIT, show_default=True)
+@click.option(
+    "--limit", type=click.IntRange(1, 10_000), default=service.LIST_LIMIT, show_default=True
+)
 def list_(admin: Admin, table_key: str | None, user_name: str | None, limit: int) -> None:
     """The latest hands, newest first."""
     with admin.session() as s:
@@ -30,7 +32,7 @@ def list_(admin: Admin, table_key: str | None, user_name: str | None, limit: int
 
 
 @admin_command(hand, "show")
-@click.argument("hand_id", metavar="ID", type=int)
+@click.argument("hand_id", metavar="ID", type=ID)
 def show(admin: Admin, hand_id: int) -> None:
     """The hand file of hand ID (hand-file.md): `svara replay` reads it as it is."""
     with admin.session() as s:
@@ -39,7 +41,7 @@ def show(admin: Admin, hand_id: int) -> None:
 
 
 @admin_command(hand, "verify")
-@click.argument("hand_id", metavar="ID", type=int)
+@click.argument("hand_id", metavar="ID", type=ID)
 def verify(admin: Admin, hand_id: int) -> None:
     """Replay hand ID through the engine, check its shuffle commitments and its ledger rows;
     exit status 1 when something does not match."""

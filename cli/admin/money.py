@@ -11,7 +11,7 @@ from app.admin import money as service
 from app.admin import notices
 
 from . import admin
-from .base import Admin, admin_command, indent, table
+from .base import AMOUNT, Admin, admin_command, indent, table
 
 DATE = click.DateTime(["%Y-%m-%d", "%Y-%m-%dT%H:%M", "%Y-%m-%dT%H:%M:%S"])
 
@@ -23,7 +23,7 @@ def balance() -> None:
 
 @admin_command(balance, "grant", context_settings={"ignore_unknown_options": True})
 @click.argument("name")
-@click.argument("amount", type=int)
+@click.argument("amount", type=AMOUNT)
 @click.option("--reason", required=True, help="why (kept in the ledger row)")
 def grant(admin: Admin, name: str, amount: int, reason: str) -> None:
     """Add AMOUNT to NAME's balance; a negative AMOUNT takes it (never below 0, C-0.1)."""
