@@ -7,8 +7,10 @@ instances never share state.
 
 from __future__ import annotations
 
+import logging
 import os
 import secrets
+import stat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +20,15 @@ if TYPE_CHECKING:  # Flask is imported only by the factory (see app/__init__.py)
 INSTANCE_ENV = "SVARA_INSTANCE"
 ENV_PREFIX = "SVARA"
 SECRET_KEY_FILE = "secret_key"
+TLS_KEY_FILE = "tls-key.pem"  # the generated certificate's key (app/tls.py)
+# Owner-only modes (docs/hosting.md, «The instance folder»): the folder, and every file
+# holding a secret — the database (password hashes, every hand in play with its deals and
+# seeds), SQLite's files beside it, the session key and the generated TLS key.
+FOLDER_MODE = 0o700
+FILE_MODE = 0o600
+SQLITE_SIDE_FILES = ("-wal", "-shm", "-journal")
+
+log = logging.getLogger(__name__)
 
 DEFAULTS: dict[str, Any] = {
     "HOST": "127.0.0.1",
@@ -68,8 +79,48 @@ DEFAULTS: dict[str, Any] = {
 def instance_folder(explicit: str | os.PathLike[str] | None = None) -> Path:
     """`--instance DIR`, else `SVARA_INSTANCE`, else `./instance`; absolute and created."""
     folder = Path(explicit or os.environ.get(INSTANCE_ENV) or "instance").resolve()
-    folder.mkdir(parents=True, exist_ok=True)
+    folder.mkdir(mode=FOLDER_MODE, parents=True, exist_ok=True)
     return folder
+
+
+def sqlite_path(url: str) -> Path | None:
+    """The file of a SQLite URL (`sqlite:///path`); None for another database or memory."""
+    prefix = "sqlite:///"
+    if not url.startswith(prefix) or url[len(prefix) :] in ("", ":memory:"):
+        return None
+    return Path(url[len(prefix) :].split("?", 1)[0])
+
+
+def private_files(folder: Path, database: Path | None) -> list[Path]:
+    """The files that must be owner-only: the database and its side files, the keys."""
+    files = [folder / SECRET_KEY_FILE, folder / TLS_KEY_FILE]
+    if database is not None:
+        files += [database, *(database.with_name(database.name + s) for s in SQLITE_SIDE_FILES)]
+    return files
+
+
+def tighten(folder: Path, database: Path | None) -> list[Path]:
+    """At every start: the instance folder FOLDER_MODE and its private files FILE_MODE; a
+    looser one (made by an older version, a copy, a restore under umask 022) is tightened
+    with a warning. Returns what was tightened."""
+    tightened = []
+    for path, mode in [
+        (folder, FOLDER_MODE),
+        *((f, FILE_MODE) for f in private_files(folder, database)),
+    ]:
+        try:
+            now = stat.S_IMODE(path.stat().st_mode)
+        except FileNotFoundError:
+            continue
+        if now & ~mode:
+            try:
+                path.chmod(now & mode)
+            except OSError as refused:
+                log.warning("%s is mode %o and could not be made %o: %s", path, now, mode, refused)
+                continue
+            log.warning("%s was mode %o, readable by others: now %o", path, now, now & mode)
+            tightened.append(path)
+    return tightened
 
 
 def secret_key(folder: Path) -> str:
@@ -94,5 +145,6 @@ def load(app: Flask, overrides: dict[str, Any] | None) -> None:
         app.config["SECRET_KEY"] = secret_key(Path(app.instance_path))
     if not app.config.get("DATABASE_URL"):
         app.config["DATABASE_URL"] = f"sqlite:///{Path(app.instance_path) / 'svara.db'}"
+    tighten(Path(app.instance_path), sqlite_path(app.config["DATABASE_URL"]))
     app.config["TRUST_PROXY"] = int(app.config["TRUST_PROXY"])
     app.config["TIMER_SCALE"] = float(app.config["TIMER_SCALE"])

@@ -25,8 +25,10 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
+from app.config import TLS_KEY_FILE
+
 CERT_FILE = "tls-cert.pem"
-KEY_FILE = "tls-key.pem"
+KEY_FILE = TLS_KEY_FILE  # owner-only, and tightened at start (app/config.py)
 #: Browsers refuse server certificates valid for longer than 825 days.
 VALID_DAYS = 825
 #: A generated certificate is replaced this long before it expires.
@@ -100,6 +102,7 @@ def generate(cert: Path, key: Path, names: list[str], *, days: int = VALID_DAYS)
         serialization.NoEncryption(),
     )
     fd = os.open(key, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.fchmod(fd, 0o600)  # an older key file keeps its mode through O_TRUNC
     with os.fdopen(fd, "wb") as out:
         out.write(key_bytes)
     cert.write_bytes(certificate.public_bytes(serialization.Encoding.PEM))

@@ -13,6 +13,8 @@ connection waits for other processes (the admin CLI) with a busy timeout.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -22,6 +24,8 @@ from typing import Any
 from flask import current_app
 from sqlalchemy import Engine, event
 from sqlmodel import Session, create_engine
+
+from app.config import FILE_MODE, sqlite_path
 
 EXTENSION = "svara.db"
 
@@ -34,6 +38,7 @@ class Database:
         self.is_sqlite = url.startswith("sqlite")
         kwargs: dict[str, Any] = {}
         if self.is_sqlite:
+            _create_private(url)
             # Sessions are handed between green threads/threads; the lock below serialises them.
             # `timeout`: how long a write waits for another process's lock before it fails.
             kwargs["connect_args"] = {"check_same_thread": False, "timeout": busy_timeout}
@@ -62,6 +67,17 @@ class Database:
 
     def dispose(self) -> None:
         self.engine.dispose()
+
+
+def _create_private(url: str) -> None:
+    """A new SQLite file is made owner-only before SQLite opens it (docs/hosting.md, «The
+    instance folder»): SQLite gives its WAL and SHM files the database's own mode, so under
+    any umask none of them is readable by others."""
+    path = sqlite_path(url)
+    if path is None or path.exists():
+        return
+    with contextlib.suppress(FileExistsError):  # another process made it first
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE))
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:

@@ -59,9 +59,7 @@ def test_rule_values_are_bounded_in_variants_and_tables(
 ) -> None:
     """`--set levels=10,-20` was stored, and the engine then offered a bet of −20 (C-4.2)."""
     admin.refused("variant", "create", "bad", "--from", "classic", "--set", sets, match=match)
-    admin.refused(
-        "table", "create", "Пятница", "--variant", "classic", "--set", sets, match=match
-    )
+    admin.refused("table", "create", "Пятница", "--variant", "classic", "--set", sets, match=match)
 
 
 def test_a_stack_range_must_not_cross(admin: Admin) -> None:
