@@ -59,6 +59,8 @@ REFUND = "refund"
 BUY_IN = "buy_in"
 CASH_OUT = "cash_out"
 PRACTICE = "practice chips"  # the reason of the grants that make and take practice stacks
+BOT_STAKE = "bot_stake"  # the house stakes a bot at a money table (app/bots/seats.py)
+BOT_RETURN = "bot_return"  # a bot that left gives what it holds back to the house
 # The largest amount a grant moves and a grant may leave on a balance: far above any
 # friends' game, far below SQLite's 2⁶³, so a sum over millions of accounts stays a whole
 # number (docs/hosting.md, «Administration»).
@@ -279,18 +281,50 @@ def _positive(amount: int, kind: str) -> None:
 def grant(s: Session, user: User, amount: int, reason: str) -> LedgerEntry:
     """An admin adds (or, negative, takes) money; a balance never goes below 0 (C-0.1) nor
     above MAX_AMOUNT."""
+    assert user.id is not None
+    return _grant(s, user_account(s, user.id), amount, reason, user.name)
+
+
+def grant_house(s: Session, amount: int, reason: str) -> LedgerEntry:
+    """An admin funds (or, negative, takes from) the house: the bots' stakes at money
+    tables come from it (docs/rules.md, «Bots»)."""
+    return _grant(s, house_account(s), amount, reason, "the house")
+
+
+def _grant(s: Session, account: Account, amount: int, reason: str, who: str) -> LedgerEntry:
+    """The one movement that is not zero-sum, bounded by ±MAX_AMOUNT and a balance of at
+    most MAX_AMOUNT (docs/hosting.md, «Administration»)."""
     if amount == 0:
         raise LedgerError("a grant must not be zero")
     if not -MAX_AMOUNT <= amount <= MAX_AMOUNT:
         raise LedgerError(f"a grant is at most {MAX_AMOUNT} either way, got {amount}")
-    assert user.id is not None
-    account = user_account(s, user.id)
-    if balance(s, account) + amount > MAX_AMOUNT:
-        raise LedgerError(
-            f"a balance holds at most {MAX_AMOUNT}: {user.name} has {balance(s, account)}"
-        )
+    have = balance(s, account)
+    if have + amount > MAX_AMOUNT:
+        raise LedgerError(f"a balance holds at most {MAX_AMOUNT}: {who} has {have}")
     (row,) = move(s, [Leg(account, amount)], GRANT, reason=reason, grant=True)
     return row
+
+
+def stake_bot(s: Session, bot_id: int, amount: int) -> None:
+    """The house gives a bot `amount` to play from: money moves, none is made (LedgerError
+    when the house has less)."""
+    try:
+        transfer(s, house_account(s), user_account(s, bot_id), amount, BOT_STAKE)
+    except LedgerError:
+        raise LedgerError(
+            f"the house has {balance(s, house_account(s))}, not the {amount} a bot needs "
+            "(svara admin house grant)"
+        ) from None
+
+
+def return_bot(s: Session, bot_id: int) -> int:
+    """Whatever a bot's balance holds goes back to the house (its stakes and what it won);
+    returns the amount."""
+    account = user_account(s, bot_id)
+    amount = balance(s, account)
+    if amount > 0:
+        transfer(s, account, house_account(s), amount, BOT_RETURN)
+    return amount
 
 
 def post(
@@ -485,6 +519,8 @@ class Books:
     granted: int = 0
     balances: int = 0  # users and the house
     in_play: int = 0  # pots of unfinished hands and stacks at tables
+    house: int = 0  # the house's own balance: rake, and what it keeps for the bots
+    bots: int = 0  # what the bots hold (balances and stacks): the house's money, staked
     problems: list[str] = field(default_factory=list)
 
     @property
@@ -492,10 +528,11 @@ class Books:
         return not self.problems
 
 
-def verify(s: Session) -> Books:
+def verify(s: Session, bots: Iterable[int] = ()) -> Books:
     """Prove the books balance (C-0.3): every balance is the sum of its rows, every movement
     but a grant sums to zero, no account is negative, finished hands' pots are empty, and
-    the money granted is exactly the balances plus the money in play.
+    the money granted is exactly the balances plus the money in play. `bots` (user ids):
+    what they hold is shown as the house's money staked on them.
 
     It reports and never fails on what it reads: the rows are summed here in Python, whose
     integers do not overflow, so a row written around the service (a huge or fractional
@@ -515,9 +552,18 @@ def verify(s: Session) -> Books:
     hand_status = dict(s.exec(select(HandRecord.id, HandRecord.status)).all())
     closed_tables = set(s.exec(select(Table.id).where(Table.closed)).all())
     accounts = sql_select(
-        ACCOUNTS.c.id, ACCOUNTS.c.kind, ACCOUNTS.c.balance, ACCOUNTS.c.hand_id, ACCOUNTS.c.table_id
+        ACCOUNTS.c.id,
+        ACCOUNTS.c.kind,
+        ACCOUNTS.c.balance,
+        ACCOUNTS.c.hand_id,
+        ACCOUNTS.c.table_id,
+        ACCOUNTS.c.user_id,
     )
-    for account_id, kind, held, hand_id, table_id in s.execute(accounts.order_by(ACCOUNTS.c.id)):
+    bot_ids = set(bots)
+    practice: dict[int, bool] = {}  # table id → a practice table (B-1.4), looked up once
+    for account_id, kind, held, hand_id, table_id, user_id in s.execute(
+        accounts.order_by(ACCOUNTS.c.id)
+    ):
         where = f"account {account_id} ({kind})"
         if not _whole(held):
             books.problems.append(f"{where}: balance {held!r} is not an amount")
@@ -540,6 +586,13 @@ def verify(s: Session) -> Books:
             books.balances += held
         else:
             books.in_play += held
+        if kind == HOUSE:
+            books.house += held
+        elif user_id in bot_ids and kind in (USER, STACK):
+            if table_id is not None and table_id not in practice:
+                practice[table_id] = practice_table(s, table_id)
+            if table_id is None or not practice[table_id]:  # B-1.4: chips are no money
+                books.bots += held
     for (movement, kind), total in movements.items():
         if kind == GRANT:
             books.granted += total

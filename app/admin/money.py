@@ -14,6 +14,7 @@ from typing import Any
 from sqlmodel import Session, col, select
 
 from app import ledger
+from app.bots.seats import bot_ids
 from app.engine.variants import VariantError
 from app.models import (
     CANCELLED,
@@ -49,6 +50,25 @@ def grant(s: Session, name: str, amount: int, reason: str) -> dict[str, Any]:
         raise AdminError(f"{user.name} has {have}: cannot take {-amount} (never below 0)")
     row = ledger.grant(s, user, amount, reason.strip())
     return {"user": user.name, "amount": amount, "balance": have + amount, "entry": row.id}
+
+
+def grant_house(s: Session, amount: int, reason: str) -> dict[str, Any]:
+    """Fund (or, negative, take from) the house, whose money stakes the bots at money
+    tables (docs/rules.md, «Bots»); AdminError for no reason, LedgerError past the bounds."""
+    if not reason.strip():
+        raise AdminError("a grant needs a reason")
+    have = ledger.balance(s, ledger.house_account(s))
+    if have + amount < 0:
+        raise AdminError(f"the house has {have}: cannot take {-amount} (never below 0)")
+    row = ledger.grant_house(s, amount, reason.strip())
+    return {"house": have + amount, "amount": amount, "entry": row.id}
+
+
+def show_house(s: Session) -> dict[str, Any]:
+    """The house: its balance (rake, and what it keeps for the bots) and what the bots hold
+    of its money now."""
+    books = ledger.verify(s, bot_ids(s))
+    return {"house": books.house, "staked_on_bots": books.bots}
 
 
 def entry_row(entry: LedgerEntry, account: Account) -> dict[str, Any]:
@@ -90,12 +110,14 @@ def show_balance(s: Session, name: str, recent: int = RECENT) -> dict[str, Any]:
 
 def verify(s: Session) -> dict[str, Any]:
     """`ledger.verify` as a report; `ok` is False with the problems listed in order."""
-    books = ledger.verify(s)
+    books = ledger.verify(s, bot_ids(s))
     return {
         "ok": books.ok,
         "granted": books.granted,
         "balances": books.balances,
         "in_play": books.in_play,
+        "house": books.house,
+        "staked_on_bots": books.bots,
         "problems": books.problems,
     }
 
@@ -115,7 +137,9 @@ def practice_tables(s: Session) -> list[int]:
 
 def results(s: Session, since: datetime, until: datetime | None = None) -> dict[str, int]:
     """Each player's net result over the hands started in [since, until) (the house's rake
-    as «house»): game money only, never grants, buy-ins or cash-outs.
+    as «house»): game money only, never grants, buy-ins or cash-outs. A bot plays with the
+    house's money (docs/rules.md, «Bots»): its result is the house's, so a settle-up never
+    asks anyone to pay a bot.
 
     Only ended hands (finished or cancelled) count, and each counts whole, so the results sum
     to zero: every such hand's pot was paid out or refunded to the last chip. Practice tables
@@ -129,6 +153,7 @@ def results(s: Session, since: datetime, until: datetime | None = None) -> dict[
     if until is not None:
         hands = hands.where(HandRecord.started < until)
     names = dict(s.exec(select(User.id, User.name)).all())
+    names |= dict.fromkeys(bot_ids(s), HOUSE)
     nets: dict[str, int] = defaultdict(int)
     for kind, user_id, amount in s.exec(
         select(Account.kind, Account.user_id, LedgerEntry.amount)

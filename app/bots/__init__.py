@@ -120,7 +120,10 @@ def toggle(user_id: int, table_id: int, fill: bool) -> list[str]:
         raise TableError("not_creator", "only the table's creator seats bots")
     live = live_table(app, table_id)
     if fill:
-        return fill_table(app, live.id)
+        names = fill_table(app, live.id)
+        if not names and None in live.seats and not live.variant.rules.get("practice"):
+            raise TableError("money", "the house has no money to stake the bots")
+        return names
     names = _bots().clear(live)
     app.extensions[LOBBY].publish(live.id)
     return names
@@ -172,9 +175,10 @@ def own_tables() -> list[dict[str, Any]]:
 def init_app(app: Flask) -> None:
     think = app.config["BOT_THINK"]
     low, high = (think, think) if isinstance(think, int | float) else think
-    app.extensions[EXTENSION] = BotSeats(
+    bots = app.extensions[EXTENSION] = BotSeats(
         app.extensions[TABLES], app.extensions[DB], (float(low), float(high))
     )
+    app.extensions[TABLES].on_close.append(bots.closed)
     app.register_blueprint(bp)
     protocol.on("table:bots", _toggle, required={"table": int, "fill": bool})
 
@@ -184,6 +188,7 @@ def start(app: Flask) -> None:
     and every open table created with bots gets them seated."""
     with app.app_context():
         bots: BotSeats = app.extensions[EXTENSION]
+        bots.serving = True
         for live in app.extensions[TABLES].live():
             bots.adopt(live)
         with app.extensions[DB].session() as s:
@@ -197,3 +202,4 @@ def start(app: Flask) -> None:
             missing = count - len(bots.at(live))
             if missing > 0:
                 bots.fill(live, missing)
+        bots.return_idle()  # what bots kept when the server stopped goes back to the house

@@ -9,8 +9,11 @@ own state (its seat's view and legal actions), never the hand's hidden cards. It
 the voice chat, and it goes when the table closes.
 
 Its money: at a practice table its chips are practice chips like the person's (B-1.4,
-app/ledger.py, `TableStore.covers`); elsewhere the server grants it its stake (a ledger
-grant) before it sits (S-1.5) or, at classic, before each «Готов» (C-0.2).
+app/ledger.py, `TableStore.covers`). At a money table a bot brings no money into the world:
+the house stakes it (`ledger.stake_bot`, money the host granted the house) before it sits
+(S-1.5) or, at classic, before each «Готов» (C-0.2); once it is seated nowhere in the
+serving process, what it holds goes back to the house (`ledger.return_bot`). A bot plays
+at one money table at a time (docs/rules.md, «Money at one table at a time»).
 """
 
 from __future__ import annotations
@@ -21,12 +24,13 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
-from sqlmodel import select
+from sqlmodel import Session, select
 
 from app import ledger
 from app.auth.service import find_user
 from app.engine.bots_odds import OddsBot
 from app.engine.hand import Legal
+from app.ledger import LedgerError
 from app.models import Database, User
 from app.tables.registry import Tables
 from app.tables.runtime import DARK, PLAYING, READY, LiveTable, Person, TableError
@@ -48,6 +52,12 @@ ROSTER: dict[str, str] = {
 BANKROLL_ANTES = 100  # what a classic bot plays from (C-0.2), topped up between hands
 
 
+def bot_ids(s: Session) -> set[int]:
+    """The user ids of the bots (for the books and the settle-up: their money is the
+    house's)."""
+    return set(s.exec(select(User.id).where(User.password_hash == BOT_HASH)).all())  # type: ignore[arg-type]
+
+
 @dataclass
 class Seated:
     """One bot at one table: who it is, its socket id and its policy."""
@@ -66,6 +76,7 @@ class BotSeats:
         self.think = think  # seconds of game time before each answer (scaled for tests)
         self.rng = random.Random(secrets.randbits(64))
         self.bots: dict[str, tuple[int, Seated]] = {}  # sid -> (table id, bot)
+        self.serving = False  # only the serving process gives idle bots' money back
 
     # --- the runtime's side -------------------------------------------------------------
     def heard(self, sid: str, event: str) -> None:
@@ -96,9 +107,14 @@ class BotSeats:
                 person = self._bot_user(live)
                 if person is None:
                     break
-                self._sit(live, person)
+                try:
+                    self._sit(live, person)
+                except TableError as refused:  # the house cannot stake it: no more bots
+                    log.warning("table %s: %s does not sit: %s", live.id, person.name, refused)
+                    break
                 names.append(person.name)
-            self._no_rake(live)
+            if names:
+                self._no_rake(live)
             return names
 
     def clear(self, live: LiveTable) -> list[str]:
@@ -107,6 +123,7 @@ class BotSeats:
             names = [bot.person.name for bot in self.at(live)]
             for bot in self.at(live):
                 self._stand(live, bot)
+            self.return_idle()
             return names
 
     def adopt(self, live: LiveTable) -> None:
@@ -125,7 +142,11 @@ class BotSeats:
             stack = live.variant["buy_in_max"] * ante
             if not live.variant.rules.get("practice"):
                 self._fund(person, stack)
-        live.sit(person, None, stack)
+        try:
+            live.sit(person, None, stack)
+        except TableError:
+            self.return_idle()  # its stake goes back
+            raise
         self._watch(live, person)
 
     def _watch(self, live: LiveTable, person: Person) -> None:
@@ -150,6 +171,9 @@ class BotSeats:
     def _bot_user(self, live: LiveTable) -> Person | None:
         """A bot not yet at this table (the practice bot first), made on first use."""
         taken = {m.name for m in live.members()} | {p.name for p, _ in live.queue}
+        money = not live.variant.rules.get("practice")
+        if money:  # one money table at a time: not one where it plays in this process
+            taken |= {b.person.name for t, b in self.bots.values() if not self._practice(t)}
         with self.db.session() as s:
             for name in ROSTER:
                 if name in taken:
@@ -162,8 +186,15 @@ class BotSeats:
                 if user.password_hash != BOT_HASH:
                     continue  # a person has this name
                 assert user.id is not None
+                if money and ledger.committed_elsewhere(s, [user.id], live.id):
+                    continue  # it plays at another process's table
                 return Person(user.id, user.name, ROSTER[name])
         return None
+
+    def _practice(self, table_id: int) -> bool:
+        """B-1.4: a live practice table of this process (its chips are no money)."""
+        live = self.tables.find(table_id)
+        return live is not None and bool(live.variant.rules.get("practice"))
 
     def _bot_names(self, names: Any) -> list[str]:
         """Which of `names` are bots."""
@@ -173,13 +204,40 @@ class BotSeats:
             return [n for n in s.exec(bots).all() if n in wanted]
 
     def _fund(self, person: Person, amount: int) -> None:
-        """The server's grant that lets a bot pay `amount` from its balance."""
+        """The house stakes a bot what it lacks of `amount` (money moves, none is made);
+        TableError `money` when the house has less (docs/rules.md, «Bots»)."""
+        try:
+            with self.db.session() as s:
+                short = amount - ledger.user_balance(s, person.id)
+                if short > 0:
+                    ledger.stake_bot(s, person.id, short)
+        except LedgerError as refused:
+            raise TableError("money", str(refused)) from None
+
+    def return_idle(self) -> None:
+        """Every bot seated at no money table of this process gives the house back what its
+        balance holds (its stakes, what it won). Only the serving process: another one (the admin
+        CLI) does not know which bots play."""
+        if not self.serving:
+            return
+        busy = {b.person.id for t, b in list(self.bots.values()) if not self._practice(t)}
+        busy |= {
+            m.person.id
+            for live in self.tables.live()
+            if not live.variant.rules.get("practice")  # B-1.4: its chips are no money
+            for m in live.members()
+        }
         with self.db.session() as s:
-            short = amount - ledger.user_balance(s, person.id)
-            if short > 0:
-                user = s.get(User, person.id)
-                assert user is not None
-                ledger.grant(s, user, short, "bot stake")
+            for bot_id in sorted(bot_ids(s) - busy):
+                ledger.return_bot(s, bot_id)
+
+    def closed(self, table_id: int) -> None:
+        """A table closed for good (`Tables.on_close`): its bots are gone (their stacks went
+        to their balances) and give the house its money back."""
+        for sid, (at, _) in list(self.bots.items()):
+            if at == table_id:
+                self.bots.pop(sid, None)
+        self.return_idle()
 
     # --- answering ----------------------------------------------------------------------
     def answer(self, table_id: int, bot: Seated) -> None:
@@ -194,6 +252,7 @@ class BotSeats:
             if live.member(bot.person.name) is None:
                 self.bots.pop(bot.sid, None)
                 live.leave(bot.sid)
+                self.return_idle()
                 return
             try:
                 self._decide(live, bot)
@@ -212,6 +271,7 @@ class BotSeats:
             return
         if live.queue:  # a person wants the seat: a bot steps aside between hands
             self._stand(live, bot)
+            self.return_idle()
             return
         can = state["you"]["can"]
         bots = {b.person.name for b in self.at(live)}

@@ -44,6 +44,28 @@ def show(admin: Admin, name: str, recent: int) -> None:
 
 
 @admin.group()
+def house() -> None:
+    """The house: its rake, and the money that stakes the bots at money tables."""
+
+
+@admin_command(house, "grant", context_settings={"ignore_unknown_options": True})
+@click.argument("amount", type=AMOUNT)
+@click.option("--reason", required=True, help="why (kept in the ledger row)")
+def house_grant(admin: Admin, amount: int, reason: str) -> None:
+    """Add AMOUNT to the house (a negative AMOUNT takes it, never below 0): the bots at
+    money tables play with the house's money, none of their own (docs/rules.md, «Bots»)."""
+    with admin.session() as s:
+        admin.show(service.grant_house(s, amount, reason))
+
+
+@admin_command(house, "show")
+def house_show(admin: Admin) -> None:
+    """The house's balance and what the bots hold of its money now."""
+    with admin.session() as s:
+        admin.show(service.show_house(s))
+
+
+@admin.group()
 def ledger() -> None:
     """The books: prove that the ledger balances."""
 

@@ -85,6 +85,14 @@ def grant(server: Server, name: str, amount: int) -> None:
     db.dispose()
 
 
+def fund_house(server: Server, amount: int) -> None:
+    """The host's grant to the house, whose money stakes the bots at money tables."""
+    db = database(server)
+    with db.session() as s:
+        ledger.grant_house(s, amount, "bots' bankroll")
+    db.dispose()
+
+
 def balances(server: Server, names: list[str]) -> dict[str, int]:
     db = database(server)
     with db.session() as s:

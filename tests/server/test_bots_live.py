@@ -21,7 +21,7 @@ from app.lobby.service import create_table
 from app.models import HandRecord, Table, User
 
 from .conftest import ASYNC_MODES, SVARA, WAIT, Server, start_server
-from .tablekit import SCALE, SLOW_TIMERS, Player, balances, books, database, grant
+from .tablekit import SCALE, SLOW_TIMERS, Player, balances, books, database, fund_house, grant
 
 PRACTICE_BOT = "Гэри"
 TABLE_URL = re.compile(r"/table/(\d+)$")
@@ -37,6 +37,7 @@ def server(
         SVARA_TIMER_SCALE=str(SCALE),
         SVARA_BOT_THINK="0",
     )
+    fund_house(running, 1_000_000)  # the bots at money tables play with the house's money
     yield running
     running.stop()
     assert running.process.returncode in (0, -signal.SIGTERM), "".join(running.output)
@@ -191,8 +192,8 @@ def admin(server: Server, *args: str) -> Any:
 
 def test_admin_bots_sit_at_once_and_leave_when_the_table_closes(server: Server) -> None:
     """`svara admin table create --bots 2` against the running server: both bots are
-    seated with their stacks (funded by the server's grants); closing the table sends them
-    away with their stacks back on their balances, and the books balance."""
+    seated with their stacks (staked by the house); closing the table sends them away with
+    their stacks back to the house, and the books balance."""
     made = admin(server, "table", "create", "с ботами", "--variant", "svara32", "--seats", "3",
                  "--bots", "2")  # fmt: skip
     assert made["bots"] == 2 and made["live"]["ok"] is True
@@ -202,11 +203,11 @@ def test_admin_bots_sit_at_once_and_leave_when_the_table_closes(server: Server) 
     watcher.join()
     state = watcher.until(lambda s: len(seats(s)) == 2 and s)
     assert set(seats(state)) == set(bots) and all(m == 1000 for m in seats(state).values())
-    before = balances(server, bots)
+    house = admin(server, "house", "show")["house"]
     admin(server, "table", "close", str(made["id"]))
     assert watcher.event("table:closed")["table"] == made["id"]
-    after = balances(server, bots)
-    assert all(after[b] == before[b] + 1000 for b in bots)  # the stacks went home
+    assert balances(server, bots) == dict.fromkeys(bots, 0)
+    assert admin(server, "house", "show")["house"] == house + 2000  # the stacks went home
     assert books(server).ok, books(server).problems
     watcher.close()
 
