@@ -423,40 +423,26 @@ def practice_table(s: Session, table_id: int) -> bool:
     return table is not None and bool(table_variant(s, table).rules.get("practice"))
 
 
-def committed_elsewhere(s: Session, user_ids: Iterable[int], table_id: int) -> dict[int, int]:
-    """User id → another table where that user's money is committed now: a stack there
-    (S-1.5), or a payment into the pot of a hand in play there (C-0.2). An account plays for
-    money at one table at a time (docs/rules.md, «Money at one table at a time»); practice
-    chips are no money (B-1.4), so a practice table neither counts nor is held back."""
+def stacks_elsewhere(s: Session, user_ids: Iterable[int], table_id: int) -> dict[int, int]:
+    """User id → another table where a stack of his holds money (S-1.5), in one indexed
+    SELECT; practice stacks are chips, no money (B-1.4). An account plays for money at one
+    table at a time (docs/rules.md, «Money at one table at a time»)."""
     users = set(user_ids)
-    if not users or practice_table(s, table_id):
+    if not users:
         return {}
     stacks = sql_select(ACCOUNTS.c.user_id, ACCOUNTS.c.table_id).where(
+        ACCOUNTS.c.user_id.in_(users),
         ACCOUNTS.c.kind == STACK,
         ACCOUNTS.c.balance > 0,
-        ACCOUNTS.c.user_id.in_(users),
         ACCOUNTS.c.table_id != table_id,
     )
-    hands = HandRecord.__table__  # type: ignore[attr-defined]
-    pots = (
-        sql_select(ACCOUNTS.c.user_id, hands.c.table_id)
-        .select_from(
-            hands.join(LEDGER, LEDGER.c.hand_id == hands.c.id).join(
-                ACCOUNTS, ACCOUNTS.c.id == LEDGER.c.account_id
-            )
-        )
-        .where(
-            hands.c.status == PLAYING,
-            hands.c.table_id != table_id,
-            ACCOUNTS.c.user_id.in_(users),
-            LEDGER.c.amount < 0,
-        )
-    )
-    found: dict[int, int] = {}
-    for user_id, other in [*s.execute(stacks), *s.execute(pots)]:
-        if user_id not in found and not practice_table(s, other):
-            found[user_id] = other
-    return found
+    return money_tables(s, dict(s.execute(stacks).all()))
+
+
+def money_tables(s: Session, found: dict[int, int]) -> dict[int, int]:
+    """`found` (user id → table id) without the practice tables (B-1.4: chips)."""
+    practice = {t: practice_table(s, t) for t in set(found.values())}
+    return {user: table for user, table in found.items() if not practice[table]}
 
 
 def buy_in(s: Session, user_id: int, table_id: int, amount: int) -> list[LedgerEntry]:

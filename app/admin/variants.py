@@ -9,7 +9,7 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
-from app.engine.variants import GAME_PARAMS, PRESETS, Variant, VariantError
+from app.engine.variants import GAME_PARAMS, PRESETS, RANGES, Variant, VariantError
 from app.models import CustomVariant, Table
 from app.table_rules import find_variant
 
@@ -65,14 +65,15 @@ def show_variant(s: Session, name: str) -> dict[str, Any]:
     params = []
     for key, param in GAME_PARAMS[variant.game].items():
         value = variant[key]
+        low, high = RANGES.get(key, (param.low, param.high))  # a list's range is per item
         params.append(
             {
                 "key": key,
                 "value": json_value(value),
                 "default": json_value(param.default),
                 "type": param.kind.__name__ if param.kind is not tuple else "list",
-                "low": param.low,
-                "high": param.high,
+                "low": low,
+                "high": high,
                 "doc": param.doc,
             }
         )

@@ -186,7 +186,7 @@ class BotSeats:
                 if user.password_hash != BOT_HASH:
                     continue  # a person has this name
                 assert user.id is not None
-                if money and ledger.committed_elsewhere(s, [user.id], live.id):
+                if money and ledger.stacks_elsewhere(s, [user.id], live.id):
                     continue  # it plays at another process's table
                 return Person(user.id, user.name, ROSTER[name])
         return None

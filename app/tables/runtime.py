@@ -331,7 +331,9 @@ class LiveTable:
     def _check_elsewhere(self, person: Person) -> None:
         """An account plays for money at one table at a time (docs/rules.md, «Money at one
         table at a time»): refused (`money`) while its money is committed at another."""
-        other = self.store.elsewhere(self.id, [person.id]).get(person.id)
+        if self.variant.rules.get("practice"):  # B-1.4: chips, not money
+            return
+        other = self.store.elsewhere(self.id, {person.name: person.id}).get(person.id)
         if other is not None:
             raise TableError("money", f"your money is in play at table {other}: finish there first")
 
@@ -539,7 +541,12 @@ class LiveTable:
             self.store.money(self.id, [m.name for m in self.members()], self.manners.stacks)
         )
         players = self._ready()
-        busy = self.store.elsewhere(self.id, [m.person.id for m in players])
+        practice = self.variant.rules.get("practice")  # B-1.4: chips, not money
+        busy = (
+            {}
+            if practice
+            else self.store.elsewhere(self.id, {m.name: m.person.id for m in players})
+        )
         if busy:  # a hand started elsewhere since his «Готов»: he sits this one out
             log.info("table %s: money in play elsewhere: %s", self.id, sorted(busy))
             players = [m for m in players if m.person.id not in busy]
@@ -770,6 +777,8 @@ class LiveTable:
             for member in self.members():
                 self.scheduler.cancel((self.id, "offline", member.name))
             result = close_in_db()
+            if self.hand_id is not None:  # cancelled by `close_in_db`: no money in play here
+                self.store.forget(self.hand_id)
             self.hand, self.hand_id = None, None
             self.seats = [None] * len(self.seats)
             self.queue.clear()

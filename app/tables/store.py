@@ -81,10 +81,21 @@ class TableStore:
         with self.db.session() as s:
             return ledger.balances(s, names, table_id, stacks)
 
-    def elsewhere(self, table_id: int, user_ids: Iterable[int]) -> dict[int, int]:
-        """User id → the other table holding his money now (`ledger.committed_elsewhere`)."""
+    def elsewhere(self, table_id: int, people: Mapping[str, int]) -> dict[int, int]:
+        """User id → another money table holding his money now, for `people` (name → user
+        id): a hand in play there that he paid into (C-0.2: the hands of this process, kept
+        here) or a stack there (S-1.5, `ledger.stacks_elsewhere`, any process). Across
+        processes a hand is not seen: the ledger's guard then refuses a payment it cannot
+        make (docs/rules.md, «Money at one table at a time»)."""
+        found = {
+            people[name]: hand.table_id
+            for hand in list(self._hands.values())
+            if hand.table_id != table_id
+            for name in people.keys() & hand.parties.keys()
+        }
         with self.db.session() as s:
-            return ledger.committed_elsewhere(s, user_ids, table_id)
+            stacks = ledger.stacks_elsewhere(s, people.values(), table_id)
+            return {**stacks, **ledger.money_tables(s, found)} if found else stacks
 
     def set_occupancy(self, table_id: int, occupancy: tuple[int, int]) -> None:
         """Keep the seats taken and the queue length where every process's lobby reads them."""
@@ -198,6 +209,10 @@ class TableStore:
             self._hands.pop(hand_id, None)
         else:
             self._hands[hand_id] = hand
+
+    def forget(self, hand_id: int) -> None:
+        """A hand ended outside the store (an admin's close cancelled it)."""
+        self._hands.pop(hand_id, None)
 
     def unfinished_hands(self) -> list[HandRecord]:
         with self.db.session() as s:

@@ -93,7 +93,8 @@ def verify(admin: Admin) -> None:
 def settle(admin: Admin, since: datetime, until: datetime | None) -> None:
     """The friends' settle-up: each player's net result in the hands started since SINCE
     (game money only: no grants) and the fewest payments that square them (exact for small
-    groups, greedy for large ones; the house is a party when it took rake)."""
+    groups, greedy for large ones; the house is a party when it took rake or its bots
+    played: a bot plays with the house's money)."""
     with admin.session() as s:
         report = service.settle_up(
             s, since.replace(tzinfo=UTC), until.replace(tzinfo=UTC) if until else None

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import Server, unique_name
+from .conftest import WAIT, Server, unique_name
 from .tablekit import (
     Player,
     balances,
@@ -123,3 +123,17 @@ def test_a_balance_gone_during_the_hand_is_refused_with_money_not_server(fast: S
     assert not [line for line in fast.output if "Traceback" in line]
     for p in players:
         p.close()
+
+
+@pytest.mark.parametrize("seats", [str(HUGE), "99999999999999999999999", "-3", "1e3"])
+def test_the_lobby_form_bounds_its_numbers(fast: Server, seats: str) -> None:
+    """The lobby's «Новый стол» form: a seat count out of C-1.1's 2..8 is a 400 with the
+    form's message, and no table is made."""
+    player = Player(fast, 0, unique_name("Мария"))
+    before = player.browser.http.get(fast.url + "/", timeout=WAIT).text.count("/table/")
+    form = {"name": "Пятница", "variant": "classic", "seats": seats}
+    answer = player.browser.post_form("/tables", form, token_from="/")
+    assert answer.status_code == 400 and "Проверьте поля формы" in answer.text
+    after = player.browser.http.get(fast.url + "/", timeout=WAIT).text.count("/table/")
+    assert after == before
+    player.close()
