@@ -54,7 +54,8 @@ fields = st.sampled_from(["table", "version", "do", "to", "deal", "seat", "stack
                           "text", "phrase", "fill"])  # fmt: skip
 field_values = st.one_of(
     st.integers(min_value=-(2**63), max_value=2**63),
-    st.sampled_from([0, 1, 2, 3, -1, 10**12]),
+    # The edges of the protocol's integers (±(2⁵³ − 1), app/protocol.py) and of SQLite's.
+    st.sampled_from([0, 1, 2, 3, -1, 10**12, 2**53 - 1, 2**53, -(2**53), 2**63 - 1, 2**63]),
     st.sampled_from(["fold", "call", "raise", "look", "svara", "cook", "split", "timeout", ""]),
     st.text(max_size=30),
     st.booleans(),
@@ -116,6 +117,9 @@ class Fuzzer:
         p.drain()
         if event not in ("connect", "disconnect"):
             assert isinstance(reply, dict) and "ok" in reply, (event, payload, reply)
+            # a refusal says why; "internal error" is a handler that failed (an id beyond
+            # SQLite's integers was one)
+            assert reply.get("error") != "internal error", (event, payload, reply)
         return reply
 
     def run(self, step: tuple[Any, ...]) -> None:
