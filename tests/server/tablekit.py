@@ -13,6 +13,7 @@ import json
 import queue
 import random
 import re
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,7 @@ from app import ledger
 from app.lobby.service import create_table
 from app.models import Database, HandRecord, Table, User
 
-from .conftest import WAIT, Browser, Server, start_server, unique_name
+from .conftest import SVARA, WAIT, Browser, Server, start_server, unique_name
 
 SCALE = 0.02
 SLOW = 600  # the longest timer a variant allows: 12 s at SCALE, never reached by a test
@@ -45,6 +46,24 @@ CARD = re.compile(r'"((?:10|[6-9TJQKA])[♠♣♥♦]|Jk)"')
 
 def fast_server(instance: Path, async_mode: str) -> Server:
     return start_server(instance, async_mode, SVARA_TIMER_SCALE=str(SCALE))
+
+
+def bots_server(instance: Path, async_mode: str) -> Server:
+    """A fast server whose bots answer as soon as the scheduler fires (`BOT_THINK` 0)."""
+    return start_server(instance, async_mode, SVARA_TIMER_SCALE=str(SCALE), SVARA_BOT_THINK="0")
+
+
+def admin(server: Server, *args: str) -> Any:
+    """`svara admin --instance <the server's> … --json` as its own process; its JSON."""
+    done = subprocess.run(
+        [SVARA, "admin", "--instance", str(server.instance), *args, "--json"],
+        capture_output=True,
+        text=True,
+        timeout=3 * WAIT,
+        check=False,
+    )
+    assert done.returncode == 0, (done.stdout, done.stderr)
+    return json.loads(done.stdout)
 
 
 def database(server: Server) -> Database:

@@ -6,10 +6,8 @@ scheduler fires; every wait below is on received events (tablekit.Player.until).
 
 from __future__ import annotations
 
-import json
 import re
 import signal
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,8 +18,18 @@ from sqlmodel import select
 from app.lobby.service import create_table
 from app.models import HandRecord, Table, User
 
-from .conftest import ASYNC_MODES, SVARA, WAIT, Server, start_server
-from .tablekit import SCALE, SLOW_TIMERS, Player, balances, books, database, fund_house, grant
+from .conftest import ASYNC_MODES, WAIT, Server, start_server
+from .tablekit import (
+    SLOW_TIMERS,
+    Player,
+    admin,
+    balances,
+    books,
+    bots_server,
+    database,
+    fund_house,
+    grant,
+)
 
 PRACTICE_BOT = "Гэри"
 TABLE_URL = re.compile(r"/table/(\d+)$")
@@ -31,12 +39,7 @@ TABLE_URL = re.compile(r"/table/(\d+)$")
 def server(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Server]:
-    running = start_server(
-        Path(tmp_path_factory.mktemp(f"bots-{request.param}")),
-        request.param,
-        SVARA_TIMER_SCALE=str(SCALE),
-        SVARA_BOT_THINK="0",
-    )
+    running = bots_server(Path(tmp_path_factory.mktemp(f"bots-{request.param}")), request.param)
     fund_house(running, 1_000_000)  # the bots at money tables play with the house's money
     yield running
     running.stop()
@@ -175,19 +178,6 @@ def test_bots_fill_the_free_seats_and_step_aside_for_a_person(server: Server) ->
     db.dispose()
     creator.close()
     other.close()
-
-
-def admin(server: Server, *args: str) -> Any:
-    """`svara admin --instance <the server's> … --json` as its own process."""
-    done = subprocess.run(
-        [SVARA, "admin", "--instance", str(server.instance), *args, "--json"],
-        capture_output=True,
-        text=True,
-        timeout=3 * WAIT,
-        check=False,
-    )
-    assert done.returncode == 0, (done.stdout, done.stderr)
-    return json.loads(done.stdout)
 
 
 def test_admin_bots_sit_at_once_and_leave_when_the_table_closes(server: Server) -> None:

@@ -5,14 +5,10 @@ the same before and after; the settle-up counts a bot's result as the house's.""
 
 from __future__ import annotations
 
-import json
 import random
-import signal
-import subprocess
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import pytest
 from sqlmodel import select
@@ -22,8 +18,18 @@ from app.bots.seats import ROSTER
 from app.lobby.service import create_table
 from app.models import User
 
-from .conftest import ASYNC_MODES, SVARA, WAIT, Server, start_server, unique_name
-from .tablekit import SCALE, SLOW_TIMERS, Player, balances, books, choose, database, grant
+from .conftest import ASYNC_MODES, Server, unique_name
+from .tablekit import (
+    SLOW_TIMERS,
+    Player,
+    admin,
+    balances,
+    books,
+    bots_server,
+    choose,
+    database,
+    grant,
+)
 
 HOUSE = 50_000
 
@@ -32,30 +38,11 @@ HOUSE = 50_000
 def server(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Server]:
-    running = start_server(
-        Path(tmp_path_factory.mktemp(f"bot-money-{request.param}")),
-        request.param,
-        SVARA_TIMER_SCALE=str(SCALE),
-        SVARA_BOT_THINK="0",
-    )
+    running = bots_server(Path(tmp_path_factory.mktemp(f"money-{request.param}")), request.param)
     try:
         yield running
     finally:
         running.stop()
-    assert running.process.returncode in (0, -signal.SIGTERM), "".join(running.output)
-
-
-def admin(server: Server, *args: str, status: int = 0) -> Any:
-    """`svara admin --instance <the server's> … --json` as its own process."""
-    done = subprocess.run(
-        [SVARA, "admin", "--instance", str(server.instance), *args, "--json"],
-        capture_output=True,
-        text=True,
-        timeout=3 * WAIT,
-        check=False,
-    )
-    assert done.returncode == status, (done.stdout, done.stderr)
-    return json.loads(done.stdout) if status == 0 else done.stderr
 
 
 def house_now(server: Server) -> dict[str, int]:
