@@ -84,11 +84,13 @@ def instance_folder(explicit: str | os.PathLike[str] | None = None) -> Path:
 
 
 def sqlite_path(url: str) -> Path | None:
-    """The file of a SQLite URL (`sqlite:///path`); None for another database or memory."""
-    prefix = "sqlite:///"
-    if not url.startswith(prefix) or url[len(prefix) :] in ("", ":memory:"):
+    """The file of a SQLite URL; None for another database or an in-memory one."""
+    from sqlalchemy.engine import make_url  # the URL as the engine itself reads it
+
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
         return None
-    return Path(url[len(prefix) :].split("?", 1)[0])
+    return Path(parsed.database)
 
 
 def private_files(folder: Path, database: Path | None) -> list[Path]:
