@@ -17,12 +17,12 @@ HUGE = str(2**63 - 1)
 
 def test_a_grant_is_bounded_both_ways_and_a_balance_too(admin: Admin) -> None:
     """9223372036854775807 used to be granted, twice, into a float balance."""
-    admin.user("иван")
+    admin.user("Иван")
     for amount in (HUGE, f"-{HUGE}", str(MAX_AMOUNT + 1), "99999999999999999999999"):
-        admin.refused("balance", "grant", "иван", amount, "--reason", "x", match="range")
-    admin.ok("balance", "grant", "иван", str(MAX_AMOUNT), "--reason", "всё")
-    admin.refused("balance", "grant", "иван", "1", "--reason", "x", match="at most")
-    assert admin.ok("balance", "show", "иван")["balance"] == MAX_AMOUNT
+        admin.refused("balance", "grant", "Иван", amount, "--reason", "x", match="range")
+    admin.ok("balance", "grant", "Иван", str(MAX_AMOUNT), "--reason", "всё")
+    admin.refused("balance", "grant", "Иван", "1", "--reason", "x", match="at most")
+    assert admin.ok("balance", "show", "Иван")["balance"] == MAX_AMOUNT
     assert admin.ok("ledger", "verify")["ok"]
 
 
@@ -76,8 +76,8 @@ def test_a_stack_range_must_not_cross(admin: Admin) -> None:
 def test_verify_reports_a_corrupted_row_and_never_crashes(admin: Admin, amount: object) -> None:
     """A row written around the service (a huge, fractional or text amount) is a problem in
     the report (exit 1), not a traceback of the SQL sum."""
-    admin.user("мария")
-    admin.ok("balance", "grant", "мария", "100", "--reason", "welcome")
+    admin.user("Мария")
+    admin.ok("balance", "grant", "Мария", "100", "--reason", "welcome")
     with admin.db.session() as s:
         (account,) = s.exec(Account.__table__.select()).all()  # type: ignore[attr-defined]
         for _ in range(2):  # two of the huge rows overflowed SQLite's sum()

@@ -176,8 +176,9 @@ def test_the_cli_on_a_colliding_database_prints_the_message_not_a_traceback(
     tmp_path: Path,
 ) -> None:
     instance = tmp_path / "instance"
-    instance.mkdir()
+    instance.mkdir(mode=0o700)  # owner-only as an instance is: no mode warning comes first
     _old_database(instance / "svara.db", ["Иван", "иван"])
+    (instance / "svara.db").chmod(0o600)
     svara = str(Path(sys.executable).with_name("svara"))
     where = ["--instance", str(instance)]
     for args in (["admin", *where, "user", "list"], ["serve", *where, "--port", "0"]):
