@@ -77,6 +77,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         async_mode=app.config["ASYNC_MODE"],
         message_queue=app.config["MESSAGE_QUEUE"],
         serializer=WirePacket,  # text packets without python-socketio's binary scan
+        max_http_buffer_size=int(app.config["MAX_MESSAGE_BYTES"]),
     )
     for feature in FEATURES:
         import_module(feature).init_app(app)

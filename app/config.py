@@ -56,6 +56,27 @@ DEFAULTS: dict[str, Any] = {
     "MAX_CONNECTIONS": 4096,
     "LOGIN_ATTEMPTS": 5,  # failed logins per IP and name ...
     "LOGIN_WINDOW": 300,  # ... within this many seconds
+    # Logins and sign-ups (each costs a password hash) per client address and in all, in
+    # the `limits` library's notation; where the counts live (docs/hosting.md «Limits»).
+    "LOGIN_RATE": "30/minute",
+    "LOGIN_RATE_TOTAL": "300/minute",
+    "SIGNUP_RATE": "10/hour",
+    "SIGNUP_RATE_TOTAL": "100/hour",
+    "RATE_LIMIT_STORAGE": "memory://",
+    # Password hashes computed at once (off the event loop), and how many more may wait.
+    "HASH_THREADS": 2,
+    "HASH_QUEUE": 8,
+    "PASSWORD_HASH": {},  # argon2-cffi's PasswordHasher parameters; {}: its defaults
+    # Every Socket.IO connection's event budget (docs/protocol.md «Budget»).
+    "EVENT_RATE": 20,  # events per second ...
+    "EVENT_BURST": 60,  # ... and at once
+    # Engine.IO connections not (yet) a logged-in player's: in all and per address.
+    "HANDSHAKES_PENDING": 256,
+    "HANDSHAKES_PER_ADDRESS": 16,
+    # A player's disconnect reaches his tables («offline») this many seconds later, unless
+    # he is back: reconnects cost the watchers nothing (app/auth/sockets.py).
+    "PRESENCE_GRACE": 2.0,
+    "MAX_MESSAGE_BYTES": 65536,  # longest Socket.IO message (an SDP offer is ~15 kB)
     "CHAT_MAX_LENGTH": 300,
     "CHAT_KEEP": 50,  # messages kept and sent on joining
     "CHAT_RATE": 5,  # messages per user ...

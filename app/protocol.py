@@ -6,16 +6,24 @@ the declared fields and types, and gets `(player, payload)`. Anything else — a
 event, a payload of the wrong shape, a handler raising `ProtocolError` — gets an `error`
 event back (docs/protocol.md) and changes nothing. The ack of an event (if the client asked
 for one) is the handler's return value, or `{"ok": false, "error": reason}`.
+
+Before any of that, every event a client sends passes the `Gate` (docs/protocol.md
+«Budget»): it spends a token of the connection's bucket, and an event over budget, or one
+named like a connection event (`connect`, `disconnect`) or the catch-all `*`, is answered
+right there — no task, no request context, no handler — so refusing stays cheap.
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from flask import Flask, request
 from flask_socketio import emit
+from socketio import packet
 
 from app import metrics
 from app.auth.presence import Player, get_presence
@@ -24,6 +32,11 @@ from app.extensions import socketio
 log = logging.getLogger(__name__)
 
 ERROR = "error"
+GATE = "svara.gate"
+RATE = "rate"  # the refusal code of an event over the connection's budget
+# Names a client may not send: python-socketio would run the connection handlers for
+# them, and `*` would reach the catch-all without its event name.
+RESERVED = frozenset({"connect", "disconnect", "*"})
 Handler = Callable[[Player, dict[str, Any]], Any]
 Shape = Mapping[str, type | tuple[type, ...]]
 # The integers a client may send: JSON's exact ones (a browser's Number.MAX_SAFE_INTEGER).
@@ -106,7 +119,107 @@ def on(
     socketio.on_event(name, event)
 
 
+@dataclass
+class Budget:
+    """One connection's token bucket: `rate` events a second, `burst` at once. Refusals
+    fill a second bucket that drains at the same rate; a client whose refusals outrun it
+    by more than `burst` keeps sending regardless, and is disconnected."""
+
+    rate: float
+    burst: float
+    stamp: float
+    tokens: float = field(init=False)
+    refused: float = 0.0
+
+    def __post_init__(self) -> None:
+        self.tokens = self.burst
+
+    def spend(self, now: float) -> bool:
+        """Take a token for one event; False (and one refusal more) when there is none."""
+        gained = (now - self.stamp) * self.rate
+        self.stamp = now
+        self.tokens = min(self.burst, self.tokens + gained)
+        self.refused = max(0.0, self.refused - gained)
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return True
+        self.refused += 1
+        return False
+
+    @property
+    def exhausted(self) -> bool:
+        return self.refused > self.burst
+
+
+class Gate:
+    """The first step of every client event, in python-socketio's own packet handling
+    (`Server._handle_event`, `_send_packet`: the one place that sees each event before a
+    task is started for it). Budgets are kept per Engine.IO connection and forgotten
+    when it closes."""
+
+    def __init__(
+        self, server: Any, rate: float, burst: float, clock: Callable[[], float] = time.monotonic
+    ):
+        self.server, self.rate, self.burst, self.clock = server, rate, burst, clock
+        self.budgets: dict[str, Budget] = {}
+        self._inner = server._handle_event
+        server._handle_event = self.handle_event
+        eio = server.eio
+        self._closed = eio.handlers["disconnect"]
+        eio.on("disconnect", self.closed)
+
+    def handle_event(self, eio_sid: str, namespace: str | None, id: int | None, data: list) -> None:
+        namespace = namespace or "/"
+        manager = self.server.manager
+        sid = manager.sid_from_eio_sid(eio_sid, namespace)
+        if sid is None or not manager.is_connected(sid, namespace):
+            return self._inner(eio_sid, namespace, id, data)  # it ignores these
+        name = data[0] if data else None
+        budget = self.budgets.get(eio_sid)
+        if budget is None:
+            budget = self.budgets[eio_sid] = Budget(self.rate, self.burst, self.clock())
+        if not budget.spend(self.clock()):
+            self._answer(eio_sid, namespace, id, name, "too many events", RATE)
+            if budget.exhausted:
+                log.warning("disconnecting %s: %d events over its budget", sid, budget.refused)
+                self.server.disconnect(sid, namespace)
+                self.server.eio.disconnect(eio_sid)
+            return None
+        if not isinstance(name, str) or name in RESERVED:
+            self._answer(eio_sid, namespace, id, name, f"unknown event {name!r}")
+            return None
+        return self._inner(eio_sid, namespace, id, data)
+
+    def _answer(
+        self,
+        eio_sid: str,
+        namespace: str,
+        id: int | None,
+        name: Any,
+        reason: str,
+        code: str | None = None,
+    ) -> None:
+        """The `error` event and the ack of a refused event, sent straight to its client."""
+        event = name if isinstance(name, str) else repr(name)
+        error: dict[str, Any] = {"event": event, "reason": reason}
+        ack: dict[str, Any] = {"ok": False, "error": reason}
+        if code is not None:
+            error["code"] = ack["code"] = code
+        send, make = self.server._send_packet, self.server.packet_class
+        send(eio_sid, make(packet.EVENT, namespace=namespace, data=[ERROR, error]))
+        if id is not None:
+            send(eio_sid, make(packet.ACK, namespace=namespace, id=id, data=[ack]))
+
+    def closed(self, eio_sid: str, *args: Any) -> Any:
+        self.budgets.pop(eio_sid, None)
+        return self._closed(eio_sid, *args)
+
+
 def init_app(app: Flask) -> None:
+    app.extensions[GATE] = Gate(
+        socketio.server, float(app.config["EVENT_RATE"]), float(app.config["EVENT_BURST"])
+    )
+
     def unknown(event: str, data: Any = None) -> dict[str, Any]:
         return refuse(event, f"unknown event {event!r}")
 

@@ -22,6 +22,7 @@ import hmac
 import itertools
 import json
 import logging
+import re
 import socket
 import subprocess
 import sys
@@ -379,6 +380,22 @@ class _TableVoice:
 Deliver = Callable[[str, int, str | None, dict[str, Any]], None]
 
 
+def check_offer(sdp: str, slots: int) -> None:
+    """VoiceError unless `sdp` is what static/voice.js offers: a DTLS fingerprint (for the
+    session or for every m-line; without one no media could be secured) and at most `slots`
+    (seats − 1) receive-only m-lines (docs/voice-protocol.md). The SFU parses the rest."""
+    sections = re.split(r"\r?\n(?=m=)", sdp)
+    session, media = sections[0], sections[1:]
+    if not media:
+        raise VoiceError("the offer has no media")
+    fingerprint = re.compile(r"^a=fingerprint:\S+ \S+", re.MULTILINE)
+    if not fingerprint.search(session) and not all(fingerprint.search(m) for m in media):
+        raise VoiceError("the offer has no DTLS fingerprint")
+    receiving = sum(1 for m in media if re.search(r"^a=recvonly\s*$", m, re.MULTILINE))
+    if receiving > slots:
+        raise VoiceError(f"{receiving} receive slots, at most {slots} (the seats but one)")
+
+
 class VoiceHub:
     """The voice of every table of this process, over the supervised SFU.
 
@@ -420,8 +437,10 @@ class VoiceHub:
             "members": self.members(table),
         }
 
-    def offer(self, table: int, player: str, sdp: str) -> str:
-        """The browser's offer → the SFU's answer (a re-offer replaces the old peer)."""
+    def offer(self, table: int, player: str, seats: int, sdp: str) -> str:
+        """The browser's offer → the SFU's answer (a re-offer replaces the old peer). An
+        offer the page never makes is refused here, before the SFU spends anything on it."""
+        check_offer(sdp, seats - 1)
         self._member(table, player)
         answer = self._sfu().request("offer", table=str(table), player=player, sdp=sdp)["sdp"]
         public = self.settings.public_address
@@ -572,7 +591,7 @@ def register_events(
     )
     register(
         "voice:offer",
-        seated(lambda t, name, seats, p: {"ok": True, "sdp": hub.offer(t, name, p["sdp"])}),
+        seated(lambda t, name, seats, p: {"ok": True, "sdp": hub.offer(t, name, seats, p["sdp"])}),
         required={**table, "sdp": str},
     )
     register(

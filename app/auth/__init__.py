@@ -5,7 +5,8 @@ from __future__ import annotations
 from flask import Flask
 
 from . import sockets
-from .limits import FailureLimit
+from .hashing import passwords
+from .limits import AccountLimits
 from .presence import EXTENSION as PRESENCE
 from .presence import Presence
 from .service import current_user
@@ -14,11 +15,14 @@ from .views import LIMIT_EXTENSION, LogoutForm, bp
 
 def init_app(app: Flask) -> None:
     app.extensions[PRESENCE] = Presence()
-    app.extensions[LIMIT_EXTENSION] = FailureLimit(
-        int(app.config["LOGIN_ATTEMPTS"]), float(app.config["LOGIN_WINDOW"])
+    app.extensions[LIMIT_EXTENSION] = AccountLimits(app.config)
+    passwords.configure(
+        int(app.config["HASH_THREADS"]),
+        int(app.config["HASH_QUEUE"]),
+        dict(app.config["PASSWORD_HASH"]),
     )
     app.register_blueprint(bp)
-    sockets.init_app()
+    sockets.init_app(app)
 
     @app.context_processor
     def account() -> dict[str, object]:

@@ -12,7 +12,6 @@ from collections.abc import Callable
 from functools import cache, wraps
 from typing import Any, ParamSpec
 
-from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from flask import g, redirect, request, session, url_for
 from sqlalchemy import or_
@@ -21,8 +20,10 @@ from sqlmodel import Session, col, select
 
 from app.engine.hand import HOUSE, POT
 from app.ledger import user_account
-from app.models import User, get_db
+from app.models import Database, User, get_db
 from app.names import NameRefused, mixed_scripts, name_key, shown, skeleton, strict_key
+
+from .hashing import passwords
 
 ADMIN_NAME = "admin"
 # Player names appear in hand files and ledger transfers next to these (app/engine/hand.py).
@@ -31,8 +32,6 @@ NAME_PATTERN = re.compile(r"^[^\W_][\w-]*$")
 SESSION_KEY = "user_id"
 EPOCH_KEY = "epoch"
 P = ParamSpec("P")
-
-_hasher = PasswordHasher()
 
 
 class AccountError(ValueError):
@@ -91,10 +90,17 @@ def _taken(name: str) -> AccountError:
 
 
 def create_user(
-    s: Session, name: str, password: str, *, is_admin: bool = False, max_length: int = 24
+    s: Session,
+    name: str,
+    password: str,
+    *,
+    is_admin: bool = False,
+    max_length: int = 24,
+    password_hash: str | None = None,
 ) -> User:
     """A new user with an account holding 0 (C-0.1). AccountError if the name is taken or
-    looks like a taken one (the same skeleton, UTS #39)."""
+    looks like a taken one (the same skeleton, UTS #39). `password_hash`:
+    `passwords.hash(password)` computed before the session (the pages, check_login)."""
     name = check_name(name, max_length)
     key, look = name_key(name), skeleton(name)
     clash = or_(col(User.name_key) == key, col(User.name_skeleton) == look)
@@ -108,7 +114,9 @@ def create_user(
             name=name,
             taken=other.name,
         )
-    user = User(name=name, password_hash=_hasher.hash(password), is_admin=is_admin)
+    user = User(
+        name=name, password_hash=password_hash or passwords.hash(password), is_admin=is_admin
+    )
     s.add(user)
     try:
         s.flush()
@@ -121,26 +129,50 @@ def create_user(
 
 def set_password(user: User, password: str) -> None:
     """A new password; every session begun with the old one ends (see `current_user`)."""
-    user.password_hash = _hasher.hash(password)
+    user.password_hash = passwords.hash(password)
     user.session_epoch += 1
 
 
 def authenticate(s: Session, name: str, password: str) -> User | None:
     """The user if the password is right and he is not banned; rehashes outdated hashes."""
     user = find_user(s, name)
-    if user is None:
-        # Spend the same time as a real check, so timing does not reveal which names exist.
-        _hasher.hash(password)
+    if not _password_matches(user, password):
         return None
-    try:
-        _hasher.verify(user.password_hash, password)
-    except (VerificationError, InvalidHashError):
-        return None
-    if user.banned:
-        return None
-    if _hasher.check_needs_rehash(user.password_hash):
-        user.password_hash = _hasher.hash(password)  # same password: sessions stay
+    assert user is not None
+    if passwords.needs_rehash(user.password_hash):
+        user.password_hash = passwords.hash(password)  # same password: sessions stay
     return user
+
+
+def check_login(db: Database, name: str, password: str) -> User | None:
+    """`authenticate` for the pages: the hash is computed between two short sessions, not
+    inside one — SQLite's sessions of a process are taken one at a time (app/models/db.py),
+    so a hash inside would stop every table's writes for its duration."""
+    with db.session() as s:
+        user = find_user(s, name)
+    if not _password_matches(user, password):
+        return None
+    assert user is not None
+    if passwords.needs_rehash(user.password_hash):
+        rehashed = passwords.hash(password)  # same password: sessions stay
+        with db.session() as s:
+            stored = s.get(User, user.id)
+            if stored is not None:
+                stored.password_hash = user.password_hash = rehashed
+    return user
+
+
+def _password_matches(user: User | None, password: str) -> bool:
+    """The password is the user's and he is not banned. Without a user the same time is
+    spent on a hash, so timing does not reveal which names exist."""
+    if user is None:
+        passwords.hash(password)
+        return False
+    try:
+        passwords.verify(user.password_hash, password)
+    except (VerificationError, InvalidHashError):
+        return False
+    return not user.banned
 
 
 def ensure_admin(s: Session) -> str | None:

@@ -1,8 +1,22 @@
-"""Socket.IO connections: only with a valid session, one per account (C-8.2)."""
+"""Socket.IO connections: only with a valid session, one per account (C-8.2).
+
+Two guards around that (docs/protocol.md «Budget», docs/hosting.md «Limits»):
+- `Handshakes`: an Engine.IO connection costs memory from its first request on, before any
+  session is checked; those that are not (yet) a logged-in player's are bounded in all and
+  per client address, and the one over the bound is answered 401 at once.
+- A player's disconnect is told to the features (the tables' «offline») only after
+  `PRESENCE_GRACE` seconds, and as a takeover if he is connected by then: a page that
+  reconnects — or a client that connects and disconnects in a loop — makes no table
+  publish «offline» and «online» for it.
+"""
 
 from __future__ import annotations
 
-from flask import request
+import threading
+from collections import Counter
+from typing import Any
+
+from flask import Flask, current_app, request
 from flask_socketio import ConnectionRefusedError, disconnect, join_room, leave_room
 
 from app.extensions import socketio
@@ -11,6 +25,47 @@ from .presence import Player, get_presence, user_room
 from .service import current_user
 
 TAKEN_OVER = "session:taken_over"
+CROWDED = "too many connections"
+HANDSHAKES = "svara.handshakes"
+
+
+class Handshakes:
+    """Engine.IO connections not yet a player's connection, by Engine.IO session id."""
+
+    def __init__(self, eio: Any, total: int, per_address: int):
+        self.total, self.per_address = total, per_address
+        self._address: dict[str, str] = {}
+        self._count: Counter[str] = Counter()
+        self._lock = threading.Lock()
+        self._opened, self._closed = eio.handlers["connect"], eio.handlers["disconnect"]
+        eio.on("connect", self.opened)
+        eio.on("disconnect", self.closed)
+
+    def opened(self, eio_sid: str, environ: dict[str, Any]) -> Any:
+        address = environ.get("REMOTE_ADDR", "")
+        with self._lock:
+            if len(self._address) >= self.total or self._count[address] >= self.per_address:
+                return {"message": CROWDED}  # engine.io answers 401 with it
+            self._address[eio_sid] = address
+            self._count[address] += 1
+        return self._opened(eio_sid, environ)
+
+    def settled(self, eio_sid: str) -> None:
+        """The connection is a player's now (or gone): it no longer counts."""
+        with self._lock:
+            address = self._address.pop(eio_sid, None)
+            if address is not None:
+                self._count[address] -= 1
+                if not self._count[address]:
+                    del self._count[address]
+
+    def closed(self, eio_sid: str, *args: Any) -> Any:
+        self.settled(eio_sid)
+        return self._closed(eio_sid, *args)
+
+
+def _handshakes() -> Handshakes:
+    return current_app.extensions[HANDSHAKES]
 
 
 def connect(auth: object = None) -> None:
@@ -22,6 +77,7 @@ def connect(auth: object = None) -> None:
     presence = get_presence()
     # Not typed (next line): Flask-SocketIO adds `sid` to the request of a socket event.
     sid: str = request.sid  # type: ignore[attr-defined]
+    _handshakes().settled(socketio.server.manager.eio_sid_from_sid(sid, "/"))
     old = presence.connect(player, sid)
     room = user_room(player.id)
     # Every older connection of the user is told: here, and with several processes through
@@ -40,12 +96,33 @@ def disconnected(reason: object = None) -> None:
     # Not typed (next line): Flask-SocketIO adds `sid` to the request of a socket event.
     sid: str = request.sid  # type: ignore[attr-defined]
     gone = presence.disconnect(sid)
-    if gone is not None:
-        player, taken_over = gone
-        for hook in presence.on_disconnect:
-            hook(player, sid, taken_over)
+    if gone is None:
+        return
+    player, taken_over = gone
+    grace = float(current_app.config["PRESENCE_GRACE"])
+    if grace <= 0:
+        _tell(player, sid, taken_over)
+    else:  # a takeover too: its new connection may not have been followed yet
+        app = current_app._get_current_object()  # type: ignore[attr-defined]
+        socketio.start_background_task(_later, app, player, sid, grace)
 
 
-def init_app() -> None:
+def _later(app: Flask, player: Player, sid: str, grace: float) -> None:
+    socketio.sleep(grace)
+    with app.app_context():
+        _tell(player, sid, get_presence().sid(player.id) is not None)
+
+
+def _tell(player: Player, sid: str, taken_over: bool) -> None:
+    for hook in get_presence().on_disconnect:
+        hook(player, sid, taken_over)
+
+
+def init_app(app: Flask) -> None:
+    app.extensions[HANDSHAKES] = Handshakes(
+        socketio.server.eio,
+        int(app.config["HANDSHAKES_PENDING"]),
+        int(app.config["HANDSHAKES_PER_ADDRESS"]),
+    )
     socketio.on_event("connect", connect)
     socketio.on_event("disconnect", disconnected)

@@ -13,22 +13,57 @@ from app.models import get_db
 from app.names import name_key
 
 from .forms import LoginForm, LogoutForm, RegisterForm
-from .limits import FailureLimit
+from .hashing import Busy, passwords
+from .limits import LOGIN, SIGNUP, AccountLimits
 from .presence import get_presence
-from .service import AccountError, authenticate, create_user, current_user, log_in, log_out
+from .service import AccountError, check_login, create_user, current_user, log_in, log_out
 
 bp = Blueprint("auth", __name__)
 LIMIT_EXTENSION = "svara.login_limit"
 ENDED = "session:ended"
+BUSY_RETRY = 2  # seconds: every hash thread was taken (app/auth/hashing.py)
 
 
 def _next_page() -> str:
     """Where to go after logging in: a local path only (never another site)."""
     target = request.args.get("next", "")
     parts = urlsplit(target)
-    if target.startswith("/") and not target.startswith("//") and not parts.netloc:
+    if target.startswith("/") and not target.startswith(("//", "/\\")) and not parts.netloc:
         return target
     return url_for("lobby.index")
+
+
+def _bad_next() -> AccountError | None:
+    """A `next` no browser sends: with control characters (a line break would split the
+    redirect's Location header). Such a login is refused before the password is checked."""
+    if request.args.get("next", "").isprintable():
+        return None
+    return AccountError("the return address is not a valid link", "account.bad_next")
+
+
+TOO_MANY = {
+    "account.too_many": "Слишком много попыток. Попробуйте через {} с.",
+    "account.too_many_signups": "Слишком много регистраций. Попробуйте через {} с.",
+    "account.busy": "Сервер занят проверкой паролей. Попробуйте через {} с.",
+}  # the pages' words (static/js/i18n.js translates them by key)
+
+
+def _too_many(seconds: int, key: str) -> tuple[AccountError, int, dict[str, str]]:
+    """The page's answer to a client over a limit: 429, when to retry, in his words."""
+    error = AccountError(TOO_MANY[key].format(seconds), key, seconds=seconds)
+    return error, 429, {"Retry-After": str(seconds)}
+
+
+class TooMany(Exception):
+    """A form submitted over its limit; retry in `seconds`."""
+
+    def __init__(self, seconds: int):
+        super().__init__(seconds)
+        self.seconds = seconds
+
+
+def _limits() -> AccountLimits:
+    return current_app.extensions[LIMIT_EXTENSION]
 
 
 @bp.route("/login", methods=["GET", "POST"])
@@ -36,29 +71,29 @@ def login() -> Any:
     form = LoginForm()
     error: AccountError | None = None
     status, headers = 200, {}
-    if form.validate_on_submit():
-        limit: FailureLimit = current_app.extensions[LIMIT_EXTENSION]
-        key = (request.remote_addr, name_key(form.name.data.strip()))
-        wait = limit.retry_after(key)
+    if (bad := _bad_next()) is not None:
+        error, status = bad, 400
+    elif form.validate_on_submit():
+        limits = _limits()
+        address, name = request.remote_addr or "", form.name.data.strip()
+        key = name_key(name)  # the account's key (app/names.py): «Иван» = «иван»
+        wait = limits.failed_wait(address, key) or limits.attempt(LOGIN, address)
         if wait:
-            seconds = int(wait) + 1
-            error = AccountError(
-                f"Слишком много попыток. Попробуйте через {seconds} с.",
-                "account.too_many",
-                seconds=seconds,
-            )
-            status, headers = 429, {"Retry-After": str(seconds)}
+            error, status, headers = _too_many(wait, "account.too_many")
         else:
-            with get_db().session() as s:
-                user = authenticate(s, form.name.data.strip(), form.password.data)
-            if user is None:
-                limit.fail(key)
-                error = AccountError("Неверное имя или пароль", "account.wrong_password")
-                status = 401
+            try:
+                user = check_login(get_db(), name, form.password.data)
+            except Busy:
+                error, status, headers = _too_many(BUSY_RETRY, "account.busy")
             else:
-                limit.clear(key)
-                log_in(user)
-                return redirect(_next_page())
+                if user is None:
+                    limits.fail(address, key)
+                    error = AccountError("Неверное имя или пароль", "account.wrong_password")
+                    status = 401
+                else:
+                    limits.clear(address, key)
+                    log_in(user)
+                    return redirect(_next_page())
     elif form.errors:
         status = 400
     return render_template("login.html", form=form, error=error), status, headers
@@ -68,29 +103,37 @@ def login() -> Any:
 def register() -> Any:
     form = RegisterForm()
     error: AccountError | None = None
-    status = 200
+    status, headers = 200, {}
     if form.validate_on_submit():
         minimum = current_app.config["PASSWORD_MIN_LENGTH"]
         try:
+            if wait := _limits().attempt(SIGNUP, request.remote_addr or ""):
+                raise TooMany(wait)
             if len(form.password.data) < minimum:
                 raise AccountError(
                     f"пароль — не короче {minimum} символов", "account.password_short", min=minimum
                 )
+            hashed = passwords.hash(form.password.data)  # before the session (check_login)
             with get_db().session() as s:
                 user = create_user(
                     s,
                     form.name.data.strip(),
                     form.password.data,
                     max_length=current_app.config["NAME_MAX_LENGTH"],
+                    password_hash=hashed,
                 )
+        except TooMany as e:
+            error, status, headers = _too_many(e.seconds, "account.too_many_signups")
         except AccountError as e:
             error, status = e, 400
+        except Busy:
+            error, status, headers = _too_many(BUSY_RETRY, "account.busy")
         else:
             log_in(user)
             return redirect(url_for("lobby.index"))
     elif form.errors:
         status = 400
-    return render_template("register.html", form=form, error=error), status
+    return render_template("register.html", form=form, error=error), status, headers
 
 
 @bp.route("/logout", methods=["POST"])

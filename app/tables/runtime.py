@@ -232,9 +232,12 @@ class LiveTable:
     def follow(self, sid: str, person: Person) -> None:
         """A seated or queued player's new socket watches the table at once (C-8.1, C-8.2)."""
         with self.lock:
+            # Still online through the old socket (its disconnect is told late on purpose,
+            # app/auth/sockets.py): moving to the new one is no news for the watchers.
+            online = self.connected(person.name)
             for old in [old for old, p in self.watchers.items() if p.name == person.name]:
                 self._detach(old)
-            if self._attach(sid, person):
+            if self._attach(sid, person) and not online:
                 self._changed([self._event("online", person.name)])
             else:
                 self._send(sid, "table:state", self.state_for(person.name, []))

@@ -69,7 +69,7 @@ class Signalling:
             if event == "voice:join":
                 return {"ok": True, **self.hub.join(table, player, SEATS)}
             if event == "voice:offer":
-                return {"ok": True, "sdp": self.hub.offer(table, player, payload["sdp"])}
+                return {"ok": True, "sdp": self.hub.offer(table, player, SEATS, payload["sdp"])}
             if event == "voice:mic":
                 self.hub.set_mic(table, player, payload["on"])
             elif event == "voice:listen":

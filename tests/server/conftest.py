@@ -30,6 +30,12 @@ ASYNC_MODES = ("eventlet", "threading")
 LISTENING = re.compile(r"listening on (https?://\S+)")
 PASSWORD = re.compile(r"Administrator created: name (\S+), password (\S+)")
 CSRF = re.compile(r'name="csrf_token" type="hidden" value="([^"]+)"')
+# Test servers register and log in hundreds of players from 127.0.0.1 within minutes; the
+# tests of the account limits themselves (test_guard.py) start servers with the defaults.
+ROOMY_LIMITS = {
+    f"SVARA_{key}": "100000/minute"
+    for key in ("LOGIN_RATE", "LOGIN_RATE_TOTAL", "SIGNUP_RATE", "SIGNUP_RATE_TOTAL")
+}
 
 
 @dataclass
@@ -73,7 +79,13 @@ def start_server(
 ) -> Server:
     """Start `svara serve --port 0 [options]` on `instance` and wait until it listens
     (`svara`: another installation's command, e.g. an installed wheel's, run from `cwd`)."""
-    environment = {**os.environ, "SVARA_ASYNC_MODE": async_mode, "PYTHONUNBUFFERED": "1", **env}
+    environment = {
+        **os.environ,
+        **ROOMY_LIMITS,
+        "SVARA_ASYNC_MODE": async_mode,
+        "PYTHONUNBUFFERED": "1",
+        **env,
+    }
     process = subprocess.Popen(
         [
             svara,
