@@ -44,7 +44,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     from werkzeug.middleware.proxy_fix import ProxyFix
 
     from . import config as settings
-    from . import migrations
+    from . import headers, migrations
     from .extensions import csrf, socketio
     from .models.db import EXTENSION, Database
     from .wire import WirePacket
@@ -72,6 +72,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         migrations.upgrade(db.engine)
 
     csrf.init_app(app)
+    headers.init_app(app)
     socketio.init_app(
         app,
         async_mode=app.config["ASYNC_MODE"],

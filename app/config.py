@@ -84,6 +84,10 @@ DEFAULTS: dict[str, Any] = {
     "NAME_MAX_LENGTH": 24,
     "PASSWORD_MIN_LENGTH": 8,
     "SESSION_COOKIE_HTTPONLY": True,
+    # `svara serve --tls` sets TLS: the session cookie is then Secure and HSTS is sent
+    # (app/headers.py). Behind a TLS proxy set SESSION_COOKIE_SECURE yourself.
+    "TLS": False,
+    "SESSION_COOKIE_SECURE": False,
     "SESSION_COOKIE_SAMESITE": "Lax",
     "WTF_CSRF_TIME_LIMIT": None,  # a token lives as long as the session
     # Voice at the table (issue 7, docs/hosting.md «Voice»): False runs no voice server.

@@ -86,6 +86,8 @@ def serve(
     except BackupError as e:
         raise click.ClickException(str(e)) from None
     overrides: dict[str, Any] = {"INSTANCE": instance, "ASYNC_MODE": async_mode}
+    if tls or cert or key:
+        overrides["TLS"] = True  # a Secure session cookie and HSTS (app/headers.py)
     if lan and host is None:
         host = "0.0.0.0"
     if host is not None:
