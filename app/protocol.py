@@ -26,6 +26,7 @@ from flask_socketio import emit
 from socketio import packet
 
 from app import metrics
+from app.auth.presence import EXTENSION as PRESENCE
 from app.auth.presence import Player, get_presence
 from app.extensions import socketio
 
@@ -121,9 +122,9 @@ def on(
 
 @dataclass
 class Budget:
-    """One connection's token bucket: `rate` events a second, `burst` at once. Refusals
-    fill a second bucket that drains at the same rate; a client whose refusals outrun it
-    by more than `burst` keeps sending regardless, and is disconnected."""
+    """One player's token bucket: `rate` events a second, `burst` at once. Refusals fill a
+    second bucket that drains at the same rate; a client whose refusals outrun it by more
+    than `burst` keeps sending regardless, and is disconnected."""
 
     rate: float
     burst: float
@@ -134,17 +135,25 @@ class Budget:
     def __post_init__(self) -> None:
         self.tokens = self.burst
 
-    def spend(self, now: float) -> bool:
-        """Take a token for one event; False (and one refusal more) when there is none."""
+    def _refill(self, now: float) -> None:
         gained = (now - self.stamp) * self.rate
         self.stamp = now
         self.tokens = min(self.burst, self.tokens + gained)
         self.refused = max(0.0, self.refused - gained)
+
+    def spend(self, now: float) -> bool:
+        """Take a token for one event; False (and one refusal more) when there is none."""
+        self._refill(now)
         if self.tokens >= 1:
             self.tokens -= 1
             return True
         self.refused += 1
         return False
+
+    def owes(self, now: float) -> bool:
+        """Refusals not drained yet (at most `burst` / `rate` seconds after a flood)."""
+        self._refill(now)
+        return self.refused > 0
 
     @property
     def exhausted(self) -> bool:
@@ -154,14 +163,22 @@ class Budget:
 class Gate:
     """The first step of every client event, in python-socketio's own packet handling
     (`Server._handle_event`, `_send_packet`: the one place that sees each event before a
-    task is started for it). Budgets are kept per Engine.IO connection and forgotten
-    when it closes."""
+    task is started for it). A player's budget is his across connections — connecting
+    again does not refill it, and `refuses` turns away the connection of a player whose
+    budget is exhausted; `who` names the player of a socket. A socket of nobody (taken
+    over) has a budget of its own, forgotten when it closes."""
 
     def __init__(
-        self, server: Any, rate: float, burst: float, clock: Callable[[], float] = time.monotonic
+        self,
+        server: Any,
+        rate: float,
+        burst: float,
+        who: Callable[[str], int | None],
+        clock: Callable[[], float] = time.monotonic,
     ):
         self.server, self.rate, self.burst, self.clock = server, rate, burst, clock
-        self.budgets: dict[str, Budget] = {}
+        self.who = who
+        self.budgets: dict[int | str, Budget] = {}
         self._inner = server._handle_event
         server._handle_event = self.handle_event
         eio = server.eio
@@ -175,9 +192,11 @@ class Gate:
         if sid is None or not manager.is_connected(sid, namespace):
             return self._inner(eio_sid, namespace, id, data)  # it ignores these
         name = data[0] if data else None
-        budget = self.budgets.get(eio_sid)
+        key = self.who(sid)
+        budget = self.budgets.get(eio_sid if key is None else key)
         if budget is None:
-            budget = self.budgets[eio_sid] = Budget(self.rate, self.burst, self.clock())
+            budget = Budget(self.rate, self.burst, self.clock())
+            self.budgets[eio_sid if key is None else key] = budget
         if not budget.spend(self.clock()):
             self._answer(eio_sid, namespace, id, name, "too many events", RATE)
             if budget.exhausted:
@@ -210,14 +229,24 @@ class Gate:
         if id is not None:
             send(eio_sid, make(packet.ACK, namespace=namespace, id=id, data=[ack]))
 
+    def refuses(self, player: int) -> bool:
+        """The player was refused events lately: his new connection is refused until those
+        refusals have drained, so that connecting again cannot restart a flood at once."""
+        budget = self.budgets.get(player)
+        return budget is not None and budget.owes(self.clock())
+
     def closed(self, eio_sid: str, *args: Any) -> Any:
         self.budgets.pop(eio_sid, None)
         return self._closed(eio_sid, *args)
 
 
 def init_app(app: Flask) -> None:
+    def who(sid: str) -> int | None:
+        player = app.extensions[PRESENCE].player(sid)  # made by app.auth, after this
+        return None if player is None else player.id
+
     app.extensions[GATE] = Gate(
-        socketio.server, float(app.config["EVENT_RATE"]), float(app.config["EVENT_BURST"])
+        socketio.server, float(app.config["EVENT_RATE"]), float(app.config["EVENT_BURST"]), who
     )
 
     def unknown(event: str, data: Any = None) -> dict[str, Any]:

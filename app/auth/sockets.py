@@ -73,6 +73,10 @@ def connect(auth: object = None) -> None:
     user = current_user()
     if user is None or user.id is None:
         raise ConnectionRefusedError("login required")
+    from app.protocol import GATE  # here: app.protocol imports this package
+
+    if current_app.extensions[GATE].refuses(user.id):  # his flood goes on: no new connection
+        raise ConnectionRefusedError("too many events")
     player = Player(user.id, user.name, user.is_admin)
     presence = get_presence()
     # Not typed (next line): Flask-SocketIO adds `sid` to the request of a socket event.

@@ -217,6 +217,10 @@ def test_a_flood_is_refused_cheaply_then_disconnected(server: Server) -> None:
         refusal = loud.wait("error")
     assert refusal == {"event": "lobby:leave", "reason": "too many events", "code": "rate"}
     assert loud.disconnected.wait(WAIT)
+    again = Client()  # connecting again does not refill the budget
+    with pytest.raises(socketio.exceptions.ConnectionError):
+        again.connect(server.url, flooder.cookie_header())
+    assert again.refusal == {"message": "too many events"}
     assert quiet.call("lobby:join") == {"ok": True}
     quiet.close()
 
