@@ -63,8 +63,9 @@ DEFAULTS: dict[str, Any] = {
     "SIGNUP_RATE": "10/hour",
     "SIGNUP_RATE_TOTAL": "100/hour",
     "RATE_LIMIT_STORAGE": "memory://",
-    # Password hashes computed at once (off the event loop), and how many more may wait.
-    "HASH_THREADS": 2,
+    # Password hashes computed at once (off the event loop; None: half the cores, at least
+    # one — the rest stay with the tables), and how many more may wait.
+    "HASH_THREADS": None,
     "HASH_QUEUE": 8,
     "PASSWORD_HASH": {},  # argon2-cffi's PasswordHasher parameters; {}: its defaults
     # Every Socket.IO connection's event budget (docs/protocol.md «Budget»).

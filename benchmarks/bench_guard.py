@@ -3,10 +3,10 @@
 Run: .venv/bin/python -m benchmarks.bench_guard [--seconds 15] [--rate 20]
      [--login-flooders 4] [--events 500] [--roomy]
 
-A fresh server on a fresh instance folder (loopback); one player («Мария», a signed session
-cookie, `benchmarks.loadgen.prepare`) sits at a table and sends `table:join` `--rate` times a
-second, each waiting for its ack: the round-trip. It is measured for `--seconds` in each of
-three phases, one after the other:
+A fresh server on a fresh instance folder (loopback) with 51 open tables; one player
+(«Мария…», a signed session cookie, `benchmarks.loadgen.prepare`) sits at one and sends
+`table:join` `--rate` times a second, each timed to its ack: the round-trip. It is
+measured for `--seconds` in each of three phases, one after the other:
 - `baseline`: nobody else;
 - `logins`: `--login-flooders` processes post wrong passwords under random names to
   /login as fast as the server answers (each from its own loopback address, 127.0.0.2…);
@@ -47,6 +47,7 @@ ROOMY = {
     for key in ("LOGIN_RATE", "LOGIN_RATE_TOTAL", "SIGNUP_RATE", "SIGNUP_RATE_TOTAL")
 }
 WAIT = 30.0
+LOBBY = 50  # open tables besides the player's
 
 
 def login_flood(url: str, address: str, seconds: float, out: Any) -> None:
@@ -89,27 +90,32 @@ def event_flood(
         ("table:act", {"table": table, "version": 1, "do": "fold"}),
         ("no:such", {}),
     ]
-    counts = {"sent": 0, "connects": 0, "refused_rate": 0}
-    sio = socketio.Client(reconnection=False)
-    sio.on(
-        "error",
-        lambda data: (
-            data.get("code") == "rate"
-            and counts.__setitem__("refused_rate", counts["refused_rate"] + 1)
-        ),
-    )
+    counts = {"sent": 0, "connects": 0, "refused_connects": 0, "refused_rate": 0}
+
+    def refused(data: Any) -> None:
+        if isinstance(data, dict) and data.get("code") == "rate":
+            counts["refused_rate"] += 1
+
+    def client() -> socketio.Client:
+        made = socketio.Client(reconnection=False)
+        made.on("error", refused)
+        return made
+
+    sio = client()
     out.put("ready")
     end = time.monotonic() + seconds
     gap = 1 / per_second
     next_at = time.monotonic()
     while time.monotonic() < end:
         if not sio.connected:
+            sio = client()  # a fresh one: the old may still be closing
             try:
                 sio.connect(
                     url, headers={"Cookie": cookie}, transports=["websocket"], wait_timeout=WAIT
                 )
                 counts["connects"] += 1
             except socketio.exceptions.ConnectionError:
+                counts["refused_connects"] += 1
                 continue
         name, data = events[counts["sent"] % len(events)]
         try:
@@ -128,22 +134,39 @@ def event_flood(
     out.put(counts)
 
 
-def probe(url: str, cookie: str, table: int, per_second: float, seconds: float) -> list[float]:
-    """Round-trips (ms) of `table:join` acks, one every 1/`per_second` s."""
+def seated(url: str, cookie: str, table: int) -> socketio.Client:
+    """The measuring player, connected once for every phase and seated at `table`."""
     sio = socketio.Client(reconnection=False)
     sio.connect(url, headers={"Cookie": cookie}, transports=["websocket"], wait_timeout=WAIT)
-    sio.call("table:sit", {"table": table}, timeout=WAIT)  # seated from the first phase on
-    times: list[float] = []
-    end = time.monotonic() + seconds
-    tick = threading.Event()
-    while time.monotonic() < end:
-        start = time.monotonic()
-        reply = sio.call("table:join", {"table": table}, timeout=WAIT)
-        times.append((time.monotonic() - start) * 1000)
-        assert reply["ok"], reply
-        tick.wait(max(0.0, 1 / per_second - (time.monotonic() - start)))
-    sio.disconnect()
-    return times
+    assert sio.call("table:sit", {"table": table}, timeout=WAIT)["ok"]
+    return sio
+
+
+def probe(sio: socketio.Client, table: int, per_second: float, seconds: float) -> list[float]:
+    """Round-trips (ms) of `table:join` acks, sent every 1/`per_second` s whether or not the
+    last was answered (so a stalled server is sampled as often as a free one); a call not
+    answered at the end counts as the whole wait."""
+    sent: list[float] = []
+    times: dict[int, float] = {}
+    answered = threading.Condition()
+
+    def ack(i: int) -> Any:
+        def done(reply: Any) -> None:
+            with answered:
+                times[i] = (time.monotonic() - sent[i]) * 1000
+                answered.notify()
+
+        return done
+
+    start = time.monotonic()
+    while (now := time.monotonic()) < start + seconds:
+        sent.append(now)
+        sio.emit("table:join", {"table": table}, callback=ack(len(sent) - 1))
+        time.sleep(max(0.0, start + len(sent) / per_second - time.monotonic()))
+    with answered:
+        answered.wait_for(lambda: len(times) == len(sent), timeout=WAIT)
+        end = time.monotonic()
+        return [times.get(i, (end - at) * 1000) for i, at in enumerate(sent)]
 
 
 def summary(name: str, times: list[float], flooders: list[Any]) -> dict[str, Any]:
@@ -171,8 +194,10 @@ def main() -> None:
         instance = Path(folder)
         with load_server(instance, **(ROOMY if args.roomy else {})) as server:
             (seating,) = prepare(sqlite_url(instance), instance, 1, 2, prefix="Мария")
+            prepare(sqlite_url(instance), instance, LOBBY, 2, prefix="Борис")  # lobby:join lists
             player, flooder = seating.cookies
             table = seating.table
+            sio = seated(server.url, player, table)
 
             def phase(name: str, workers: list[Any]) -> None:
                 out = context.Queue()
@@ -181,7 +206,7 @@ def main() -> None:
                     p.start()
                 for _ in procs:
                     assert out.get(timeout=2 * WAIT) == "ready"
-                times = probe(server.url, player, table, args.rate, args.seconds)
+                times = probe(sio, table, args.rate, args.seconds)
                 got = [out.get(timeout=2 * WAIT + args.seconds) for _ in procs]
                 for p in procs:
                     p.join(WAIT)
@@ -200,6 +225,7 @@ def main() -> None:
                 "events",
                 [(event_flood, server.url, flooder, table, args.events, args.seconds + 1)],
             )
+            sio.disconnect()
     base = rows[0]["median_ms"]
     bound = 3 * base + 50
     verdict = {row["phase"]: row["median_ms"] <= bound for row in rows[1:]}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from flask import Flask
 
 from . import sockets
@@ -16,8 +18,9 @@ from .views import LIMIT_EXTENSION, LogoutForm, bp
 def init_app(app: Flask) -> None:
     app.extensions[PRESENCE] = Presence()
     app.extensions[LIMIT_EXTENSION] = AccountLimits(app.config)
+    threads = app.config["HASH_THREADS"] or max(1, (os.cpu_count() or 2) // 2)
     passwords.configure(
-        int(app.config["HASH_THREADS"]),
+        int(threads),
         int(app.config["HASH_QUEUE"]),
         dict(app.config["PASSWORD_HASH"]),
     )

@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 from argon2 import PasswordHasher
 
 T = TypeVar("T")
-DEFAULT_THREADS, DEFAULT_QUEUE = 2, 8
+DEFAULT_THREADS, DEFAULT_QUEUE = 1, 8  # the app's are set by `configure`
 
 
 class Busy(Exception):

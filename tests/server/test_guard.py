@@ -9,6 +9,7 @@ Several client addresses are loopback ones (127.0.0.2, …): Linux routes all of
 
 from __future__ import annotations
 
+import asyncio
 import json
 import threading
 from collections.abc import Iterator
@@ -21,9 +22,11 @@ import socketio
 from requests.adapters import HTTPAdapter
 
 from app.protocol import Budget
+from rtc.client import Participant
 
 from .conftest import ASYNC_MODES, WAIT, Browser, Client, Server, start_server, unique_name
 from .tablekit import SCALE, Player, new_table, seat
+from .test_serve_voice import join_voice
 
 SLOW_HASH = json.dumps({"time_cost": 40})  # a wrong login takes seconds, not tenths
 
@@ -280,3 +283,42 @@ def test_reconnect_loops_cost_the_watchers_nothing(serve: Any, async_mode: str) 
     assert mine["version"] <= watcher.state["version"]
     cycling.close()
     watcher.close()
+
+
+# --- voice offers -----------------------------------------------------------------------
+def offer(slots: int) -> str:
+    """A browser-like offer (aiortc): a mic and `slots` receive-only m-lines."""
+
+    async def make() -> str:
+        participant = Participant(slots)
+        try:
+            return await participant.offer()
+        finally:
+            await participant.pc.close()
+
+    return asyncio.run(make())
+
+
+def test_voice_offers_the_page_never_makes_are_refused(serve: Any) -> None:
+    """At a table of three: more than two receive slots, or no DTLS fingerprint, is refused
+    by the web process before the SFU answers anything (docs/protocol.md «Voice»)."""
+    server = serve(SVARA_VOICE_ADDRESSES='["127.0.0.1"]')
+    table = new_table(server, "classic", seats=3)
+    anna, _ = seat(server, table, 2, 1000)
+    assert join_voice(anna.client, table)["ok"]
+    greedy = anna.call("voice:offer", sdp=offer(3))
+    assert greedy == {
+        "ok": False,
+        "error": "3 receive slots, at most 2 (the seats but one)",
+    }, greedy
+    bare = "\r\n".join(
+        line for line in offer(2).split("\r\n") if not line.startswith("a=fingerprint:")
+    )
+    assert anna.call("voice:offer", sdp=bare) == {
+        "ok": False,
+        "error": "the offer has no DTLS fingerprint",
+    }
+    assert anna.call("voice:offer", sdp="v=0\r\n")["error"] == "the offer has no media"
+    answer = anna.call("voice:offer", sdp=offer(2))
+    assert answer["ok"] and "a=fingerprint:" in answer["sdp"]
+    anna.close()
