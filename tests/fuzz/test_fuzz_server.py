@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import random
 import string
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -22,8 +23,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.models import FINISHED
-from tests.server.conftest import WAIT, Server
-from tests.server.tablekit import Player, books, fast_server, grant, hands, new_table
+from tests.server.conftest import WAIT, Server, start_server
+from tests.server.tablekit import SCALE, Player, books, grant, hands, new_table
 
 PLAYERS = 4
 EVENTS = [
@@ -31,7 +32,7 @@ EVENTS = [
     "table:dark", "table:act", "table:chat", "table:bots", "lobby:join", "lobby:leave",
     "lobby:chat", "voice:join", "voice:offer", "voice:mic", "voice:listen", "voice:leave",
     "voice:members",
-    "connect", "disconnect", "message", "error",
+    "connect", "disconnect", "message", "error", "*",
 ]  # fmt: skip
 PATHS = [
     "/", "/login", "/register", "/logout", "/tables", "/table/1", "/table/999999", "/rules",
@@ -40,7 +41,13 @@ PATHS = [
     "/socket.io/?EIO=4&transport=polling", "/static/../app/config.py", "/%00", "/table/-1",
 ]  # fmt: skip
 MOVES = ["sit", "ready", "act", "act", "act", "stand", "chat"]
-KINDS = ["garbage", "near", "near", "play", "play", "play", "play", "gather", "http", "drop"]
+KINDS = [
+    "garbage", "near", "near", "play", "play", "play", "play", "gather", "http", "drop", "flood",
+]  # fmt: skip
+# The event budget of the fuzzed server (docs/protocol.md «Budget»): roomy enough that the
+# steps' own acked calls stay within it, small enough that a `flood` step (three bursts,
+# unacked) is refused with `rate` and disconnected; its refusals drain in BURST / RATE s.
+RATE, BURST = 200, 100
 # Well past a deadline the scheduler (50 ms naps) and a busy CI machine could be late by.
 LATE = 2.0
 
@@ -98,10 +105,19 @@ class Fuzzer:
         self.rng = random.Random(0)
 
     def socket(self, p: Player) -> Player:
-        """The player, connected again if a step dropped him."""
+        """The player, connected again if a step dropped him (after a flood the server
+        refuses that until his refusals have drained: BURST / RATE seconds)."""
         if not p.client.sio.connected:
             p.client.close()
-            p.client = p.browser.socket()
+            drained = threading.Event()
+            for _ in range(int(WAIT * RATE / BURST)):
+                try:
+                    p.client = p.browser.socket()
+                    break
+                except socketio.exceptions.ConnectionError:
+                    drained.wait(BURST / RATE)
+            else:
+                raise AssertionError(f"{p.name} could not connect again")
             p.state = {}
         return p
 
@@ -115,11 +131,10 @@ class Fuzzer:
                 return None
             raise AssertionError(f"no answer to {event} {payload!r}") from None
         p.drain()
-        if event not in ("connect", "disconnect"):
-            assert isinstance(reply, dict) and "ok" in reply, (event, payload, reply)
-            # a refusal says why; "internal error" is a handler that failed (an id beyond
-            # SQLite's integers was one)
-            assert reply.get("error") != "internal error", (event, payload, reply)
+        assert isinstance(reply, dict) and "ok" in reply, (event, payload, reply)
+        # a refusal says why; "internal error" is a handler that failed (an id beyond
+        # SQLite's integers was one)
+        assert reply.get("error") != "internal error", (event, payload, reply)
         return reply
 
     def run(self, step: tuple[Any, ...]) -> None:
@@ -141,6 +156,13 @@ class Fuzzer:
             assert answer.status_code < 500, (method, path, form, answer.status_code)
         elif kind == "drop" and p.client.sio.connected:
             p.client.sio.eio.disconnect(abort=True)  # the line goes dead, no goodbye
+        elif kind == "flood":  # over the budget at once: refused with `rate`, then cut off
+            p = self.socket(p)
+            for _ in range(3 * BURST):
+                if not p.client.sio.connected:
+                    break
+                p.client.sio.emit("table:join", {"table": self.tables[0]})
+            assert p.client.disconnected.wait(WAIT), "a flood was never cut off"
 
     def play(self, p: Player, what: str) -> None:
         """A well-formed move at the player's table, from his latest state."""
@@ -163,7 +185,13 @@ class Fuzzer:
 
 
 def test_fuzzing_leaves_balanced_books_no_stuck_table_no_traceback(tmp_path: Path) -> None:
-    server = fast_server(tmp_path, "eventlet")
+    server = start_server(
+        tmp_path,
+        "eventlet",
+        SVARA_TIMER_SCALE=str(SCALE),
+        SVARA_EVENT_RATE=str(RATE),
+        SVARA_EVENT_BURST=str(BURST),
+    )
     # 30 s timers (0.6 s here): hands left alone end by themselves during the run.
     tables = [
         new_table(server, "classic", turn_seconds=30, ready_seconds=30, svara_seconds=30),
