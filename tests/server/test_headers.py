@@ -14,7 +14,7 @@ import requests
 from app import ROOT
 from app.tls import CERT_FILE
 
-from .conftest import WAIT, Browser, Server, start_server
+from .conftest import WAIT, Browser, Server, start_server, unique_name
 
 PAGES = ["/login", "/register", "/rules", "/install", "/offline", "/", "/settings"]
 
@@ -38,7 +38,7 @@ def check_headers(answer: requests.Response) -> None:
 
 def test_every_page_has_the_headers_and_no_hsts_over_http(server: Server) -> None:
     browser = Browser(server.url)
-    browser.register("Мария_" + server.async_mode)
+    browser.register(unique_name("Мария"))
     for path in PAGES:
         answer = browser.http.get(server.url + path, timeout=WAIT)
         assert answer.status_code == 200, path
