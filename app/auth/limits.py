@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterable
 from typing import Any
 
 from limits import RateLimitItem, parse, storage
@@ -48,7 +47,7 @@ class AccountLimits:
         """Count one submission of `form` (LOGIN or SIGNUP) from `address`: 0 if it may go
         on, else the seconds to wait (nothing is counted then)."""
         per_address, total = self.rules[form]
-        checks: Iterable[tuple[RateLimitItem, str]] = ((per_address, address), (total, ANYONE))
+        checks = ((per_address, address), (total, ANYONE))
         for item, key in checks:
             if not self.limiter.test(item, form, key):
                 return self._retry(item, form, key)

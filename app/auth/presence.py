@@ -8,6 +8,9 @@ is checked, an older connection of the same user is taken over, then the hooks r
     presence.on_connect.append(lambda player, sid: ...)       # e.g. resend a table's state
     presence.on_disconnect.append(lambda player, sid, taken_over: ...)
 
+A disconnect's hooks run `PRESENCE_GRACE` seconds late (app/auth/sockets.py), with
+`taken_over` true when the player has a live connection again by then.
+
 Every connection is in its user's room (`user_room`), so `socketio.emit(event, data,
 to=user_room(user_id))` reaches the user's one live connection from anywhere.
 """
