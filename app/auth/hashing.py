@@ -12,6 +12,7 @@ machine's cores stay with the game, and a flood of logins waits its turn — at 
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -27,12 +28,10 @@ class Busy(Exception):
 
 
 def _green() -> bool:
-    """True when eventlet has patched threads into green threads (`svara serve`)."""
-    try:
-        from eventlet import patcher
-    except ImportError:  # pragma: no cover - eventlet is a dependency
-        return False
-    return bool(patcher.is_monkey_patched("thread"))
+    """True when eventlet has patched threads into green threads (`svara serve`); a process
+    that never imported eventlet (the admin CLI, tests) is not patched."""
+    patcher = sys.modules.get("eventlet.patcher")
+    return patcher is not None and bool(patcher.is_monkey_patched("thread"))
 
 
 class Passwords:
