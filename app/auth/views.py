@@ -70,7 +70,7 @@ def _limits() -> AccountLimits:
 def login() -> Any:
     form = LoginForm()
     error: AccountError | None = None
-    status, headers = 200, {}
+    status, headers = 200, dict[str, str]()
     if (bad := _bad_next()) is not None:
         error, status = bad, 400
     elif form.validate_on_submit():
@@ -103,7 +103,7 @@ def login() -> Any:
 def register() -> Any:
     form = RegisterForm()
     error: AccountError | None = None
-    status, headers = 200, {}
+    status, headers = 200, dict[str, str]()
     if form.validate_on_submit():
         minimum = current_app.config["PASSWORD_MIN_LENGTH"]
         try:
