@@ -4,8 +4,11 @@ Importing `app` stays free of Flask: the engine is pure and the rules CLI import
 `svara serve` must monkey-patch eventlet before the web stack is imported. So the factory
 imports the web stack when it is called.
 
-Each feature is a package with `init_app(app)` (blueprints, Socket.IO handlers, its state in
-`app.extensions`); `FEATURES` lists them in start-up order.
+Each feature is a module with `init_app(app)` (blueprints, Socket.IO handlers, its state in
+`app.extensions`) and, if it runs something in the serving process only (`svara serve`, not
+the admin CLI, which builds the app too), `start(app)` and maybe `stop(app)`. `FEATURES`
+lists them in start-up order: `create_app` calls every `init_app`, `start` every `start`,
+`stop` every `stop` in the reverse order.
 """
 
 from __future__ import annotations
@@ -22,8 +25,10 @@ FEATURES = (
     "app.protocol",
     "app.auth",
     "app.lobby",
-    "app.tables",
-    "app.bots",
+    "app.tables",  # start: recover unfinished hands (C-8.5), start the timers
+    "app.bots",  # start: the bots of open tables sit down
+    "app.admin.live",  # start: apply the admin CLI's changes as they come (admin/notices.py)
+    "app.tables.voice",  # start: the voice chat's SFU process, supervised; stop: end it
     "app.pages",
     "app.pwa",
     "app.health",
@@ -81,5 +86,23 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         max_http_buffer_size=int(app.config["MAX_MESSAGE_BYTES"]),
     )
     for feature in FEATURES:
-        import_module(feature).init_app(app)
+        init_app = getattr(import_module(feature), "init_app", None)
+        if init_app is not None:
+            init_app(app)
     return app
+
+
+def start(app: Flask) -> None:
+    """Start what the serving process runs, feature by feature (`FEATURES`)."""
+    for feature in FEATURES:
+        begin = getattr(import_module(feature), "start", None)
+        if begin is not None:
+            begin(app)
+
+
+def stop(app: Flask) -> None:
+    """End what `start` started, in the reverse order."""
+    for feature in reversed(FEATURES):
+        end = getattr(import_module(feature), "stop", None)
+        if end is not None:
+            end(app)

@@ -33,15 +33,15 @@ log = logging.getLogger(__name__)
 DEFAULTS: dict[str, Any] = {
     "HOST": "127.0.0.1",
     "PORT": 5000,
-    # eventlet is the designed server; threading runs the same code (issue 5 part 11).
+    # eventlet is the designed server; threading runs the same code (architecture.md).
     "ASYNC_MODE": "eventlet",
     # Number of proxies in front of the server whose X-Forwarded-* headers are trusted;
     # 0 trusts none (a direct client could otherwise spoof its address).
     "TRUST_PROXY": 0,
-    # Tests shrink every game timer by this factor instead of sleeping (issue 5 part 5).
+    # Tests shrink every game timer by this factor instead of sleeping (app/tables/scheduler.py).
     "TIMER_SCALE": 1.0,
     # A bot's thinking time before each answer, seconds of game time (scaled like the timers):
-    # one number, or [low, high] drawn uniformly (issue 9).
+    # one number, or [low, high] drawn uniformly (docs/rules.md, «Bots»).
     "BOT_THINK": [1.0, 3.0],
     "DATABASE_URL": None,  # None: SQLite in the instance folder
     # SQLite: seconds a write waits for another process's lock, then the action is refused.
@@ -91,7 +91,7 @@ DEFAULTS: dict[str, Any] = {
     "SESSION_COOKIE_SECURE": False,
     "SESSION_COOKIE_SAMESITE": "Lax",
     "WTF_CSRF_TIME_LIMIT": None,  # a token lives as long as the session
-    # Voice at the table (issue 7, docs/hosting.md «Voice»): False runs no voice server.
+    # Voice at the table (C-8.3, docs/hosting.md «Voice»): False runs no voice server.
     "VOICE": True,
     "VOICE_ICE_SERVERS": [],  # STUN/TURN, browser style: [{"urls", "username", "credential"}]
     "VOICE_ADDRESSES": [],  # IPs or interface names offered to browsers; [] = all but loopback

@@ -18,13 +18,13 @@ from typing import Any
 from flask import Blueprint, Flask, abort, jsonify, render_template, request
 
 from app.auth.service import current_user, login_required
+from app.chat import PHRASES
 from app.engine.games import GAMES
 from app.engine.scoring import ABSOLUTE_KEY, SCORERS
 from app.forms import form_error_key
 from app.lobby.service import get_lobby
 from app.models import Table, get_db
 from app.table_rules import table_variant
-from app.tables.chat import PHRASES
 
 bp = Blueprint("pages", __name__)
 RULES_DIR = Path(__file__).resolve().parent / "rules_text"
@@ -191,7 +191,7 @@ def settings() -> Any:
 
 def browser_of(user_agent: str) -> str:
     """Which install steps to put first: Telegram's in-app browser cannot install at all
-    (seed 000: «Сначала откройте обычный браузер»), then iPhone Safari, else Android Chrome."""
+    (C §9: «Сначала откройте обычный браузер»), then iPhone Safari, else Android Chrome."""
     ua = user_agent or ""
     if "Telegram" in ua:
         return "telegram"

@@ -1,4 +1,4 @@
-"""The installable web app (C §9, seed 000): the manifest and the service worker.
+"""The installable web app (C §9): the manifest and the service worker.
 
 The worker is served from the site root so that its scope covers every page; it keeps the
 shell (pages' scripts, styles, icons, the offline page) so the app opens without a network

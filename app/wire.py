@@ -3,7 +3,7 @@
 Why not python-socketio's own `Packet`: for every packet it sends, it walks the whole payload
 in Python looking for bytes (to cut them out as binary attachments), then encodes it with the
 standard library's json. Sending each watcher his `table:state` made those two a fifth of the
-server's time at 125 tables (docs/performance.md, issue 10). This server never sends bytes —
+server's time at 125 tables (docs/performance.md, «Server load»). This server never sends bytes —
 every payload is JSON data, voice included (SDP is text) — so what it sends is a text packet
 without the scan, encoded by orjson. orjson writes non-ASCII text as UTF-8 instead of \\u
 escapes: the same JSON value to the browser. What orjson refuses (an integer beyond 64 bits,

@@ -1,4 +1,5 @@
-"""Bots: the odds bot against the random bot (and each game's own bot) (issue 9).
+"""Bots: the odds bot against the random bot (and each game's own bot) (docs/performance.md,
+«Bots»).
 
 Run: .venv/bin/python -m benchmarks.bench_bots [--hands N] [--seed S] [--variants a,b]
 Prints one JSON line per variant, table size and opponent: the odds bot's mean result per

@@ -1,4 +1,5 @@
-"""Scoring: table lookups per second against evaluating the rules directly (issue 2).
+"""Scoring: table lookups per second against evaluating the rules directly (docs/performance.md,
+«Scoring»).
 
 Run: .venv/bin/python -m benchmarks.bench_scoring [--hands N] [--repeats R]
 Prints one JSON line per game with the medians of R runs and their ratio.

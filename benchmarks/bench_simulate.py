@@ -1,4 +1,5 @@
-"""Simulated hands per second (`svara simulate`) with 2, 4 and 8 bots (issues 3 and 4).
+"""Simulated hands per second (`svara simulate`) with 2, 4 and 8 bots (docs/performance.md,
+«Simulated hands»).
 
 Run: .venv/bin/python -m benchmarks.bench_simulate [--variant V] [--bot B] [--hands N]
      [--repeats R]

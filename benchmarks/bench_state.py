@@ -8,7 +8,7 @@ hands in-process (no database, no network). After every action the benchmark tim
 `Manager.emit` does for one recipient: build the Socket.IO packet and encode it, and wrap
 it in an Engine.IO message. Rows, each the median of R runs over the same hands:
 - `viewer-alone`: each watcher's state built by `state_for` alone (the way `_changed` did
-  it before issue 10: the shared parts once per viewer), with the default and the wire packet;
+  it before:  the shared parts once per viewer), with the default and the wire packet;
 - `changed`, by packet class: `default` (python-socketio's `Packet`: a binary scan of every
   payload, stdlib json), `text` (no scan, stdlib json) and `wire` (app/wire.py's
   `WirePacket`, the server's: no scan, orjson).
@@ -30,14 +30,15 @@ from typing import Any
 from engineio import packet as eio_packet
 from socketio import packet
 
+from app.chat import Chat
 from app.engine.bots import RandomBot
 from app.engine.hand import Event, Seat
 from app.engine.scoring import SCORERS
 from app.engine.simulate import seeded_deals
 from app.engine.variants import get_variant
 from app.models import Database
-from app.tables.chat import Chat
-from app.tables.runtime import LiveTable, Member, Person, Services
+from app.tables.model import Member, Person
+from app.tables.runtime import LiveTable, Services
 from app.tables.scheduler import Scheduler
 from app.tables.store import TableStore
 from app.wire import WirePacket
@@ -84,9 +85,9 @@ def table(folder: Path, wire: Wire) -> LiveTable:
     live = LiveTable(1, "Стол у окна", get_variant("classic"), services)
     for seat in range(SEATS):
         person = Person(seat + 1, f"Игрок{seat + 1}")
-        live.seats[seat] = Member(person, seat)
-        live.watchers[f"sid{seat}"] = person
-        live.money[person.name] = 100_000
+        live.seating.seats[seat] = Member(person, seat)
+        live.watching.add(f"sid{seat}", person)
+        live.seating.money[person.name] = 100_000
     return live
 
 
@@ -101,32 +102,33 @@ def run(hands: int, seed: int, changed: Callable[[LiveTable, list[Event]], None]
         cls = live.hand_cls
         for h in range(hands):
             seats = [Seat(m.name, 100_000) for m in live.members()]
-            live.hand = cls(live.variant, seats, seats[h % SEATS].name, seeded_deals(deck, h))
-            live.hand_id, live.actions = h + 1, []
-            events = list(live.hand.events)
+            play = live.play
+            play.hand = cls(live.variant, seats, seats[h % SEATS].name, seeded_deals(deck, h))
+            play.hand_id, play.actions = h + 1, []
+            events = list(play.hand.events)
             while True:
                 started = time.process_time()
                 changed(live, events)
                 spent += time.process_time() - started
-                hand = live.hand
+                hand = play.hand
                 if hand.finished:
                     break
                 waiting = hand.awaiting()
                 player = waiting[0] if len(waiting) == 1 else rng.choice(waiting)
                 action = bots[player].choose(player, hand.legal(player), None)
                 events = hand.act(action)
-                live.actions.append(action)
+                play.actions.append(action)
     return spent, wire.sent
 
 
 def viewer_alone(live: LiveTable, events: list[Event]) -> None:
-    """Before issue 10: every distinct viewer's whole state built on its own."""
+    """The old way: every distinct viewer's whole state built on its own."""
     live.version += 1
     states: dict[str, dict[str, Any]] = {}
-    for sid, person in list(live.watchers.items()):
+    for sid, person in live.watching.items():
         if person.name not in states:
             states[person.name] = live.state_for(person.name, events)
-        live._send(sid, "table:state", states[person.name])
+        live.watching.send(sid, "table:state", states[person.name])
 
 
 def main() -> None:

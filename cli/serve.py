@@ -71,14 +71,12 @@ def serve(
 
         eventlet.monkey_patch()
 
-    from app import bots, create_app, tables
-    from app.admin import live
+    from app import create_app, start, stop
     from app.auth.service import ADMIN_NAME, ensure_admin
     from app.backup import BackupError, hold_serving
     from app.config import instance_folder
     from app.lobby.service import ensure_demo_table
     from app.models import get_db
-    from app.tables import voice
     from app.tls import TlsError, tls_files
 
     try:  # before the app migrates the database: never in the middle of a restore
@@ -118,14 +116,11 @@ def serve(
             assert port is not None
             click.echo(lan_banner(lan_urls(app.config["HOST"], port)))
 
-    tables.start(app)  # recover unfinished hands (C-8.5), start the timers
-    bots.start(app)  # the bots of open tables sit down (issue 9)
-    live.start(app)  # apply the admin CLI's changes as they come (app/admin/notices.py)
-    voice.start(app)  # the voice chat's SFU process, supervised (issue 7)
+    start(app)  # every feature's serving part, in app.FEATURES order
     try:
         run(app, app.config["HOST"], int(app.config["PORT"]), ready, files)
     finally:
-        voice.stop(app)
+        stop(app)
         held.close()
 
 

@@ -1,10 +1,10 @@
 """The voice room of one table: who sits, who is connected, which slot carries whom.
 
-Pure bookkeeping (no aiortc, no asyncio) so that every rule of issue 7 is unit-tested:
-only seated players are members (the web process joins nobody else), a member publishes
-once its peer is attached with a mic, each listener has a fixed number of receive slots
-(the browser offered seats − 1 of them) and a slot keeps its publisher for as long as
-that publisher stays connected, so that the browser's slot → player labels stay valid.
+Pure bookkeeping (no aiortc, no asyncio) so that every rule of the voice chat (C-8.3,
+docs/voice-protocol.md) is unit-tested: only seated players are members (the web process joins
+nobody else), a member publishes once its peer is attached with a mic, each listener has a fixed
+number of receive slots (the browser offered seats − 1 of them) and a slot keeps its publisher for
+as long as that publisher stays connected, so that the browser's slot → player labels stay valid.
 """
 
 from __future__ import annotations

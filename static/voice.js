@@ -1,4 +1,5 @@
-// Voice at the table (issue 7): one RTCPeerConnection to the SFU, framework-free.
+// Voice at the table (C-8.3, docs/protocol.md «Voice»): one RTCPeerConnection to the SFU,
+// framework-free.
 //
 // The browser offers its mic plus (seats − 1) receive-only "slots"; the SFU only answers
 // (it never re-offers: Chrome rejects aiortc's re-offers). Which slot carries which player

@@ -24,8 +24,8 @@ from app.lobby.service import Lobby
 from app.models import Database, Table, User
 from app.models.db import EXTENSION as DB
 from app.tables import EXTENSION as TABLES
+from app.tables.model import Person
 from app.tables.registry import Tables
-from app.tables.runtime import Person
 
 from . import AdminError
 from .notices import EXTENSION, Poller
@@ -99,7 +99,7 @@ class Live:
 
     def table(self, data: dict[str, Any]) -> dict[str, Any]:
         """A new table: the lobby lists it at once (a private one is not listed); the bots
-        it was created with (`--bots N`) sit down (issue 9)."""
+        it was created with (`--bots N`) sit down (docs/rules.md, «Bots»)."""
         with self.db.session() as s:
             table = s.get(Table, data["table"])
             bots = table.bots if table is not None else 0

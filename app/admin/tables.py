@@ -58,8 +58,8 @@ def new_table(
     """A table through the lobby's own `create_table` (the same checks as the web form),
     with its overrides stored checked and normalised.
 
-    `bots` seats are the server's to fill (issue 9); at least one seat stays for a person.
-    In the games with a `bots` rule (S-8.2: no rake with a bot) it is switched on.
+    `bots` seats are the server's to fill (docs/rules.md, «Bots»); at least one seat stays for a
+    person. In the games with a `bots` rule (S-8.2: no rake with a bot) it is switched on.
     """
     overrides: dict[str, Any] = dict(sets or {})
     if ante is not None:

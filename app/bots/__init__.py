@@ -1,4 +1,4 @@
-"""Bots at live tables (issue 9): the practice table, seat fillers, their manners.
+"""Bots at live tables (docs/rules.md, «Bots»): the practice table, seat fillers, their manners.
 
 - `POST /practice`: one click from the lobby to a private practice table (B-1.4: the
   `svara32-practice` preset, 500 practice chips each, ante 10) with the player seated
@@ -26,7 +26,9 @@ from app.lobby.service import create_table
 from app.models import Table
 from app.models.db import EXTENSION as DB
 from app.tables import EXTENSION as TABLES
-from app.tables.runtime import PLAYING, LiveTable, Person, TableError
+from app.tables.model import PLAYING, Person, TableError
+from app.tables.runtime import LiveTable
+from app.tables.view import Snapshot
 
 from .seats import ROSTER, BotSeats
 
@@ -84,22 +86,21 @@ def practice() -> Any:
     assert table_id is not None
     live = live_table(current_app, table_id)
     person = Person(user.id, user.name)
-    with live.lock:
-        if live.member(user.name) is not None and _match_over(live):
-            live.stand(person)
-        if live.member(user.name) is None and not live.queued(user.name):
-            live.sit(person, None, None)  # a new match: fresh practice chips for both
-            _bots().clear(live)
-        if not _bots().at(live):
-            _bots().fill(live, 1)
+    if live.member(user.name) is not None and _match_over(live.snapshot()):
+        live.stand(person)
+    if live.member(user.name) is None and not live.queued(user.name):
+        live.sit(person, None, None)  # a new match: fresh practice chips for both
+        _bots().clear(live)
+    if not _bots().at(live):
+        _bots().fill(live, 1)
     return redirect(url_for("pages.table", table_id=table_id))
 
 
-def _match_over(live: LiveTable) -> bool:
+def _match_over(snap: Snapshot) -> bool:
     """Between hands, the person or the bot lacks the chips for another hand (B-1.4: the
     match ended, whoever won it)."""
-    return live.phase != PLAYING and any(
-        not live.hand_cls.playable(live.variant, live.money.get(m.name, 0)) for m in live.members()
+    return snap.phase != PLAYING and any(
+        not snap.hand_cls.playable(snap.variant, snap.money.get(m.name, 0)) for m in snap.members()
     )
 
 
@@ -121,7 +122,8 @@ def toggle(user_id: int, table_id: int, fill: bool) -> list[str]:
     live = live_table(app, table_id)
     if fill:
         names = fill_table(app, live.id)
-        if not names and None in live.seats and not live.variant.rules.get("practice"):
+        snap = live.snapshot()
+        if not names and None in snap.seats and not snap.variant.rules.get("practice"):
             raise TableError("money", "the house has no money to stake the bots")
         return names
     names = _bots().clear(live)

@@ -1,4 +1,5 @@
-"""Bot seats at live tables (issue 9): the server plays them through the table runtime.
+"""Bot seats at live tables (docs/rules.md, «Bots»): the server plays them through the table
+runtime.
 
 A bot is a user (no password opens it) who watches its table the way a person's socket
 does: `LiveTable.join` with a socket id of its own and a listener. The runtime hands the
@@ -32,14 +33,17 @@ from app.engine.bots_odds import OddsBot
 from app.engine.hand import Legal
 from app.ledger import LedgerError
 from app.models import Database, User
+from app.tables import view
+from app.tables.model import DARK, PLAYING, READY, Person, TableError
 from app.tables.registry import Tables
-from app.tables.runtime import DARK, PLAYING, READY, LiveTable, Person, TableError
+from app.tables.runtime import LiveTable
+from app.tables.view import Snapshot
 
 log = logging.getLogger(__name__)
 
 BOT_HASH = "!bot"  # not an argon2 hash: no password logs a bot in (app/auth/service.py)
 SID = "bot:"  # the socket ids of bots (their events go to `BotSeats.heard`)
-# Names and avatars: «Гэри» is the practice bot of seed 004.
+# Names and avatars: «Гэри» is the practice bot (B-1.4).
 ROSTER: dict[str, str] = {
     "Гэри": "🎩",
     "Бот Вася": "🐻",
@@ -92,62 +96,67 @@ class BotSeats:
         scheduler.set((table_id, "bot", bot.sid), deadline, lambda: self.answer(table_id, bot))
 
     # --- seats --------------------------------------------------------------------------
-    def at(self, live: LiveTable) -> list[Seated]:
+    def at(self, live: LiveTable, snap: Snapshot | None = None) -> list[Seated]:
         """The bots seated at a table (in seat order)."""
         seated = {bot.person.name: bot for tid, bot in list(self.bots.values()) if tid == live.id}
-        return [seated[m.name] for m in live.members() if m.name in seated]
+        members = (snap or live.snapshot()).members()
+        return [seated[m.name] for m in members if m.name in seated]
 
     def fill(self, live: LiveTable, count: int | None = None) -> list[str]:
         """Seat up to `count` bots (all the free seats when None); returns their names."""
-        with live.lock:
-            free = sum(1 for m in live.seats if m is None)
-            want = free if count is None else min(count, free)
-            names = []
-            for _ in range(want):
-                person = self._bot_user(live)
-                if person is None:
+        free = sum(1 for m in live.snapshot().seats if m is None)
+        want = free if count is None else min(count, free)
+        names = []
+        for _ in range(want):
+            person = self._bot_user(live)
+            if person is None:
+                break
+            try:
+                if not self._sit(live, person):
                     break
-                try:
-                    self._sit(live, person)
-                except TableError as refused:  # the house cannot stake it: no more bots
-                    log.warning("table %s: %s does not sit: %s", live.id, person.name, refused)
-                    break
-                names.append(person.name)
-            if names:
-                self._no_rake(live)
-            return names
+            except TableError as refused:  # the house cannot stake it: no more bots
+                log.warning("table %s: %s does not sit: %s", live.id, person.name, refused)
+                break
+            names.append(person.name)
+        if names:
+            self._no_rake(live)
+        return names
 
     def clear(self, live: LiveTable) -> list[str]:
         """Every bot stands up (one in a hand plays it out first, as a person would)."""
-        with live.lock:
-            names = [bot.person.name for bot in self.at(live)]
-            for bot in self.at(live):
-                self._stand(live, bot)
-            self.return_idle()
-            return names
+        bots = self.at(live)
+        for bot in bots:
+            self._stand(live, bot)
+        self.return_idle()
+        return [bot.person.name for bot in bots]
 
     def adopt(self, live: LiveTable) -> None:
-        """Bots seated by a restart's recovery (issue 5.9) are played again."""
-        with live.lock:
-            bots = set(self._bot_names(m.name for m in live.members()))
-            for member in live.members():
-                if member.name in bots and not live.connected(member.name):
-                    person = member.person
-                    self._watch(live, Person(person.id, person.name, ROSTER.get(person.name)))
+        """Bots seated by a restart's recovery (C-8.5) are played again."""
+        snap = live.snapshot()
+        bots = set(self._bot_names(m.name for m in snap.members()))
+        for member in snap.members():
+            if member.name in bots and member.name not in snap.connected:
+                person = member.person
+                self._watch(live, Person(person.id, person.name, ROSTER.get(person.name)))
 
-    def _sit(self, live: LiveTable, person: Person) -> None:
+    def _sit(self, live: LiveTable, person: Person) -> bool:
+        """A free seat for the bot (never the queue); False when none is left."""
+        snap = live.snapshot()
         stack = None
-        if live.manners.stacks:
-            ante = live.variant["ante"]
-            stack = live.variant["buy_in_max"] * ante
-            if not live.variant.rules.get("practice"):
+        if snap.stacks:
+            stack = snap.variant["buy_in_max"] * snap.variant["ante"]
+            if not snap.variant.rules.get("practice"):
                 self._fund(person, stack)
         try:
-            live.sit(person, None, stack)
+            seated = live.take_free_seat(person, stack)
         except TableError:
             self.return_idle()  # its stake goes back
             raise
+        if not seated:
+            self.return_idle()
+            return False
         self._watch(live, person)
+        return True
 
     def _watch(self, live: LiveTable, person: Person) -> None:
         sid = f"{SID}{live.id}:{person.id}"
@@ -170,8 +179,9 @@ class BotSeats:
     # --- bot users and their money ------------------------------------------------------
     def _bot_user(self, live: LiveTable) -> Person | None:
         """A bot not yet at this table (the practice bot first), made on first use."""
-        taken = {m.name for m in live.members()} | {p.name for p, _ in live.queue}
-        money = not live.variant.rules.get("practice")
+        snap = live.snapshot()
+        taken = {m.name for m in snap.members()} | set(snap.queue)
+        money = not snap.variant.rules.get("practice")
         if money:  # one money table at a time: not one where it plays in this process
             taken |= {b.person.name for t, b in self.bots.values() if not self._practice(t)}
         with self.db.session() as s:
@@ -194,7 +204,7 @@ class BotSeats:
     def _practice(self, table_id: int) -> bool:
         """B-1.4: a live practice table of this process (its chips are no money)."""
         live = self.tables.find(table_id)
-        return live is not None and bool(live.variant.rules.get("practice"))
+        return live is not None and bool(live.snapshot().variant.rules.get("practice"))
 
     def _bot_names(self, names: Any) -> list[str]:
         """Which of `names` are bots."""
@@ -224,7 +234,7 @@ class BotSeats:
         busy |= {
             m.person.id
             for live in self.tables.live()
-            if not live.variant.rules.get("practice")  # B-1.4: its chips are no money
+            if not live.snapshot().variant.rules.get("practice")  # B-1.4: chips, not money
             for m in live.members()
         }
         with self.db.session() as s:
@@ -241,50 +251,49 @@ class BotSeats:
 
     # --- answering ----------------------------------------------------------------------
     def answer(self, table_id: int, bot: Seated) -> None:
-        """One decision for `bot` from its own fresh state, through the runtime's calls."""
+        """One decision for `bot` from its own fresh state, through the runtime's calls
+        (each checks the state it answers: a stale one is refused, and the next decides)."""
         live = self.tables.find(table_id)
         if live is None:  # the table closed: the bot is gone with it
             self.bots.pop(bot.sid, None)
             return
-        with live.lock:
-            if self.bots.get(bot.sid, (None, None))[1] is not bot:
-                return
-            if live.member(bot.person.name) is None:
-                self.bots.pop(bot.sid, None)
-                live.leave(bot.sid)
-                self.return_idle()
-                return
-            try:
-                self._decide(live, bot)
-            except TableError as refused:  # a newer state is on its way and decides again
-                log.info("table %s: %s was refused: %s", table_id, bot.person.name, refused)
+        if self.bots.get(bot.sid, (None, None))[1] is not bot:
+            return
+        if live.member(bot.person.name) is None:
+            self.bots.pop(bot.sid, None)
+            live.leave(bot.sid)
+            self.return_idle()
+            return
+        try:
+            self._decide(live, bot)
+        except TableError as refused:  # a newer state is on its way and decides again
+            log.info("table %s: %s was refused: %s", table_id, bot.person.name, refused)
 
     def _decide(self, live: LiveTable, bot: Seated) -> None:
         name = bot.person.name
-        state = live.state_for(name, [])
-        if live.phase == PLAYING:
+        snap = live.snapshot()
+        state = view.state(view.told(snap), snap, name, [])
+        if snap.phase == PLAYING:
             hand = state["hand"]
             if name not in hand["awaiting"] or not hand["legal"]:
                 return
             legal = [Legal(**option) for option in hand["legal"]]
             live.act(bot.person, state["version"], bot.policy.choose(name, legal, hand))
             return
-        if live.queue:  # a person wants the seat: a bot steps aside between hands
+        if snap.queue:  # a person wants the seat: a bot steps aside between hands
             self._stand(live, bot)
             self.return_idle()
             return
         can = state["you"]["can"]
-        bots = {b.person.name for b in self.at(live)}
-        people = [m.name for m in live.members() if m.name not in bots]
-        money = live.money
-        if READY not in can or not any(
-            live.hand_cls.playable(live.variant, money.get(p, 0)) for p in people
-        ):
+        bots = {b.person.name for b in self.at(live, snap)}
+        people = [m.name for m in snap.members() if m.name not in bots]
+        money, variant, playable = snap.money, snap.variant, snap.hand_cls.playable
+        if READY not in can or not any(playable(variant, money.get(p, 0)) for p in people):
             return  # bots play with people who can play, not among themselves
-        if not live.manners.stacks:  # C-0.2: a classic bot plays from its balance
-            self._fund(bot.person, BANKROLL_ANTES * live.variant["ante"])
-        elif not live.hand_cls.playable(live.variant, live.money.get(name, 0)):
-            if live.variant.rules.get("practice"):
+        if not snap.stacks:  # C-0.2: a classic bot plays from its balance
+            self._fund(bot.person, BANKROLL_ANTES * variant["ante"])
+        elif not playable(variant, money.get(name, 0)):
+            if variant.rules.get("practice"):
                 return  # B-1.4: out of practice chips, the match is over
             self._stand(live, bot)  # S-1.5: stand up and buy in again
             self.fill(live, 1)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from flask import Flask
 
+from app.chat import Chat
 from app.models.db import EXTENSION as DB
-from app.tables.chat import Chat
 
 from . import sockets
 from .service import EXTENSION, Lobby

@@ -3,7 +3,7 @@
 The table runtime tells the lobby about live seats through two seams::
 
     lobby = get_lobby()
-    lobby.occupancy = runtime.occupancy   # table id -> (seated, queued), C-1.2
+    lobby.count_live(runtime.occupancy)   # table id -> (seated, queued), C-1.2
     lobby.publish(table_id)               # after seats, queue or the table changed
 
 `publish` may be called from any task (it opens its own database session and emits with
@@ -19,11 +19,11 @@ from flask import current_app
 from sqlalchemy import or_
 from sqlmodel import Session, col, select
 
+from app.chat import Chat
 from app.engine.variants import VariantError
 from app.extensions import socketio
 from app.models import Database, Table, TableGuest
 from app.table_rules import find_variant, table_variant
-from app.tables.chat import Chat
 
 from .invites import Access, invite_path, new_token
 
@@ -51,6 +51,11 @@ class Lobby:
         self.chat = chat
         self.occupancy: Occupancy = not_live
         self.access = Access(db)
+
+    def count_live(self, occupancy: Occupancy) -> None:
+        """The live seats of the tables this process plays (the table runtime's), over
+        what is stored."""
+        self.occupancy = occupancy
 
     def summary(self, s: Session, table: Table) -> dict[str, Any]:
         """One table as listed: variant, stakes, seats taken, queue length."""

@@ -9,8 +9,8 @@ from flask_socketio import emit, join_room, leave_room, rooms
 
 from app import protocol
 from app.auth.presence import Player
+from app.chat import ChatRefused
 from app.extensions import socketio
-from app.tables.chat import ChatRefused
 
 from .service import ROOM, get_lobby
 

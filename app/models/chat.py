@@ -1,6 +1,6 @@
 """Chat lines as stored (C-8.4): the lobby's «Общий чат» and each table's chat and quick
 phrases. They are written as they are accepted, so the last lines survive a restart; a
-closed table's lines stay, though no one can join it to be shown them (app/tables/chat.py)."""
+closed table's lines stay, though no one can join it to be shown them (app/chat.py)."""
 
 from __future__ import annotations
 
@@ -21,5 +21,5 @@ class ChatLine(SQLModel, table=True):
     table_id: int | None = Field(default=None, foreign_key="tables.id", index=True)
     author: str = Field(max_length=64)  # the user's name, as shown (User.name)
     text: str
-    phrase: int | None = None  # the quick phrase's number (app/tables/chat.py PHRASES)
+    phrase: int | None = None  # the quick phrase's number (app/chat.py PHRASES)
     said: datetime = Field(default_factory=utcnow)

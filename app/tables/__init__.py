@@ -1,5 +1,6 @@
-"""The live table runtime (issue 5 parts 5–10): one authoritative `LiveTable` per open table,
-its timers in one scheduler task, its hands on disk as they are played, its Socket.IO events.
+"""The live table runtime (docs/architecture.md, docs/rules.md «Live tables»): one authoritative
+`LiveTable` per open table, its timers in one scheduler task, its hands on disk as they are played,
+its Socket.IO events.
 
 `init_app` wires the runtime to the lobby (occupancy), to the connections (reconnect and
 takeover) and to the sockets; `start` is called by the serving process only (`svara serve`):
@@ -24,7 +25,7 @@ EXTENSION = "svara.tables"
 def init_app(app: Flask) -> None:
     lobby = app.extensions[LOBBY]
     tables = Tables(app, socketio, lobby.publish)
-    lobby.occupancy = tables.occupancy
+    lobby.count_live(tables.occupancy)
     presence = app.extensions[PRESENCE]
     presence.on_connect.append(tables.connected)
     presence.on_disconnect.append(tables.disconnected)

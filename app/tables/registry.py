@@ -16,12 +16,13 @@ from typing import Any, TypeVar
 from flask import Flask
 
 from app.auth.presence import Player
+from app.chat import Chat
 from app.engine.handfile import replay_record
 from app.models.db import EXTENSION as DB
 from app.shards import Shard
 
-from .chat import Chat
-from .runtime import LiveTable, Person, Services, TableError
+from .model import Person, TableError
+from .runtime import LiveTable, Services
 from .scheduler import Scheduler
 from .store import TableStore
 
@@ -54,6 +55,9 @@ class Tables:
         self._lock = threading.Lock()
         # Called with the id of each table closed for good (the voice chat ends its room).
         self.on_close: list[Callable[[int], None]] = []
+        # Called with a table's id after its seats or queue changed and the lobby was told,
+        # under the table's lock, in order with the changes (the voice chat's members).
+        self.on_seats_changed: list[Callable[[int], None]] = []
 
     def get(self, table_id: int) -> LiveTable:
         """The live table, loaded on first use; `not_found` for an unknown or closed one."""
@@ -116,6 +120,8 @@ class Tables:
             except Exception as failure:  # locked or full: only the lobby's count waits
                 log.warning("table %s: occupancy not stored: %s", table_id, failure)
         publish(table_id)
+        for hook in self.on_seats_changed:
+            hook(table_id)
 
     # --- connections --------------------------------------------------------------------
     def connected(self, player: Player, sid: str) -> None:

@@ -7,7 +7,7 @@ get them as server time and draw their own countdowns. Durations are multiplied 
 (config `TIMER_SCALE`), which is how tests run the 30 s timers of the rules in milliseconds.
 
 Only Flask-SocketIO's own abstractions start the task and sleep, so the same code runs under
-eventlet, gevent and threading (issue 5 part 11).
+eventlet, gevent and threading (architecture.md, «The web process»).
 """
 
 from __future__ import annotations

@@ -19,8 +19,9 @@ from app import metrics, protocol
 from app.auth.presence import Player
 from app.engine.hand import Action
 
+from .model import DARK, READY, SKIP, Person, TableError
 from .registry import Tables, no_table
-from .runtime import DARK, READY, SKIP, LiveTable, Person, TableError
+from .runtime import LiveTable
 
 STATE = "table:state"
 TABLE = {"table": int}

@@ -250,3 +250,49 @@ class TableStore:
         if user_id is None:
             raise LookupError(f"no user named {name!r}")
         return user_id
+
+    def books(self, table_id: int, stacks: bool) -> Books:
+        """One table's side of the store (`Books`)."""
+        return Books(self, table_id, stacks)
+
+
+@dataclass(frozen=True)
+class Books:
+    """The store as one live table uses it: its id, and whether it plays from stacks
+    (S-1.5) or from the balance (C-0.2), are the table's, so no call passes them."""
+
+    store: TableStore
+    table_id: int
+    stacks: bool
+
+    def money(self, names: Iterable[str]) -> dict[str, int]:
+        return self.store.money(self.table_id, names, self.stacks)
+
+    def covers(self, user_id: int, stack: int) -> bool:
+        return self.store.covers(self.table_id, user_id, stack)
+
+    def buy_in(self, user_id: int, amount: int) -> None:
+        self.store.buy_in(self.table_id, user_id, amount)
+
+    def cash_out(self, user_ids: Iterable[int]) -> None:
+        self.store.cash_out(self.table_id, user_ids)
+
+    def set_rules(self, rules: Mapping[str, Any]) -> None:
+        self.store.set_rules(self.table_id, rules)
+
+    def begin_hand(self, doc: dict[str, Any], transfers: Sequence[Transfer]) -> int:
+        return self.store.begin_hand(self.table_id, doc, transfers, self.stacks)
+
+    def record(
+        self, hand_id: int, doc: dict[str, Any], transfers: Sequence[Transfer], finished: bool
+    ) -> None:
+        self.store.record(hand_id, doc, transfers, self.stacks, finished)
+
+    def hand_doc(self, hand_id: int) -> dict[str, Any] | None:
+        return self.store.hand_doc(hand_id)
+
+    def elsewhere(self, people: Mapping[str, int]) -> dict[int, int]:
+        return self.store.elsewhere(self.table_id, people)
+
+    def forget(self, hand_id: int) -> None:
+        self.store.forget(hand_id)

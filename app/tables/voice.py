@@ -1,5 +1,5 @@
-"""The table's voice chat (issue 7, C-8.3) wired to the live tables: who may talk, where the
-voice events go, and when a player's voice ends.
+"""The table's voice chat (C-8.3, docs/protocol.md «Voice») wired to the live tables: who may talk,
+where the voice events go, and when a player's voice ends.
 
 `app/voice.py` runs the SFU and keeps each table's voice state; this module is its one
 door to the runtime. Only a player seated at the table may use `voice:*`: a spectator is
@@ -9,9 +9,9 @@ whole table (who talks, muted icons, a restart) go to the seated players' socket
 freed for any reason (standing up, «Выйти», a kick or ban, offline or idle, S-1.7, C-1.7)
 ends that player's voice, and a closed table ends its room.
 
-The runtime tells the lobby whenever the seats or the queue change (`Services.seats_changed`),
-and every freed seat changes them (seated + queued drops), so the voice chat checks its
-members there, under the table's lock, in order with the seat changes themselves.
+The registry tells its `on_seats_changed` hooks whenever the seats or the queue change, and
+every freed seat changes them (seated + queued drops), so the voice chat checks its members
+there, under the table's lock, in order with the seat changes themselves.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from .registry import Tables
 EXTENSION = "svara.voice"
 
 
-def start(app: Flask) -> voice.VoiceHub:
+def start(app: Flask) -> None:
     """Start the voice chat of the serving process (once, after `tables.start`): the
     supervised SFU, the `voice:*` events, and the runtime's hooks. `stop` ends it."""
     tables: Tables = app.extensions[TABLES]
@@ -40,15 +40,14 @@ def start(app: Flask) -> voice.VoiceHub:
         live = tables.find(table)
         if live is None:  # closed meanwhile: nobody to tell
             return
-        for sid, person in list(live.watchers.items()):
-            if person.name == player or (player is None and live.member(person.name)):
-                tables.services.emit(event, payload, to=sid)
+        for sid in live.audience(player):
+            tables.services.emit(event, payload, to=sid)
 
     def seats_of(table: int, name: str) -> int | None:
         live = tables.find(table)
         if live is None or live.member(name) is None:
             return None
-        return len(live.seats)
+        return live.size
 
     hub = voice.start(
         app.config,
@@ -58,21 +57,18 @@ def start(app: Flask) -> voice.VoiceHub:
         sleep=socketio.sleep,
     )
     voice.register_events(hub, seats_of)
-    publish = tables.services.seats_changed
 
     def seats_changed(table: int) -> None:
-        """The lobby's update, then: whoever has voice here but no seat any more leaves it."""
-        publish(table)
+        """After the lobby's update: whoever has voice here but no seat any more leaves it."""
         live = tables.find(table)
         seated = {m.name for m in live.members()} if live is not None else set()
         for name in hub.members(table):
             if name not in seated:
                 hub.leave(table, name)
 
-    tables.services.seats_changed = seats_changed
+    tables.on_seats_changed.append(seats_changed)
     tables.on_close.append(hub.close)
     app.extensions[EXTENSION] = hub
-    return hub
 
 
 def stop(app: Flask) -> None:

@@ -81,7 +81,7 @@ const RU = {
   "старшие трынки": "старшие трынки",
   "два лба": "два лба",
   your_turn: "Ваш ход",
-  // banners (seed 000)
+  // banners (C §9)
   banner_svara: "СВАРА!",
   banner_split: "Игроки поделили банк",
   banner_look: "Смотрят карты",

@@ -25,7 +25,7 @@ export function bindSettingsForm(form) {
 }
 
 /**
- * The install page (seed 000): inside Telegram's in-app browser nothing can be installed, so
+ * The install page (C §9): inside Telegram's in-app browser nothing can be installed, so
  * the first step is «Открыть в браузере»; the server guessed from the user agent, the page
  * also checks Telegram's own webview object, which its iPhone browser does not announce.
  */

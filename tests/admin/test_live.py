@@ -1,7 +1,7 @@
-"""`svara admin` as a real subprocess next to a running `svara serve` (issue 8 part 6): the
-changes take effect live through the notices path (app/admin/notices.py) — a grant shows up
-at the table, a new table appears in the lobby, a ban disconnects, a kick stands a player
-up, a close ends the table and refunds its hand in play. Every wait is on an event, never a
+"""`svara admin` as a real subprocess next to a running `svara serve` (docs/rules.md, «The
+administrator»): the changes take effect live through the notices path (app/admin/notices.py) — a
+grant shows up at the table, a new table appears in the lobby, a ban disconnects, a kick stands a
+player up, a close ends the table and refunds its hand in play. Every wait is on an event, never a
 sleep."""
 
 from __future__ import annotations

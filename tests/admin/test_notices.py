@@ -107,7 +107,7 @@ def test_the_cli_takes_back_a_notice_its_dead_server_never_took(db: Database) ->
 
 
 def test_a_table_notice_is_applied_by_the_process_that_plays_the_table(db: Database) -> None:
-    """Several processes (issue 10 part 5): a notice about table t is taken only by the
+    """Several processes (docs/hosting.md): a notice about table t is taken only by the
     process whose shard owns t, even when another polls first; a notice about a user by
     whichever process polls first; a process starting drops only its own tables' leftovers."""
     even: list[tuple[str, dict[str, Any]]] = []

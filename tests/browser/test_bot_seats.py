@@ -1,5 +1,5 @@
-"""Bots are marked at the table (issue 9): `table:state` says which seat is a bot and its
-avatar (docs/protocol.md, Table), and the page draws the avatar and a «бот» mark.
+"""Bots are marked at the table (docs/rules.md, «Bots»): `table:state` says which seat is a bot and
+its avatar (docs/protocol.md, Table), and the page draws the avatar and a «бот» mark.
 
 The renderer is checked on a fixture `table:state` run through protocol.js, and the whole
 path on a real `svara serve`: the lobby's practice button seats the player against «Гэри»."""

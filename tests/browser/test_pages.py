@@ -1,6 +1,6 @@
 """The pages around the table in Chromium: the installable app (manifest, icons, service
 worker, Chromium's own installability check), the offline shell and «нет соединения», the
-install page per browser (seed 000), the rules, and the settings at the table (C-3.9
+install page per browser (C §9), the rules, and the settings at the table (C-3.9
 auto-count, four-colour deck, English)."""
 
 from __future__ import annotations
@@ -112,7 +112,7 @@ def test_offline_shell_and_reconnect(web: Server, people: list[Player]) -> None:
 def test_install_page_for_each_browser(
     web: Server, chromium: Browser, artifacts: Path, agent: str, browser: str
 ) -> None:
-    """Seed 000: Chrome's «Добавить на главный экран», Safari's «На экран “Домой”», and
+    """C §9: Chrome's «Добавить на главный экран», Safari's «На экран “Домой”», and
     inside Telegram first «Открыть в браузере»."""
     context = chromium.new_context(viewport=PHONE, user_agent=agent, is_mobile=True)
     page = context.new_page()

@@ -1,4 +1,4 @@
-"""Voice at a real table (issue 7, C-8.3): headless Chromium pages with fake microphones,
+"""Voice at a real table (C-8.3): headless Chromium pages with fake microphones,
 the real `svara serve` and its supervised SFU, the table page's own «Микрофон» and «Звук»
 toggles (static/js/table.js).
 

@@ -1,4 +1,4 @@
-"""The database refuses a write (issue 10 part 3): locked by another process, or full.
+"""The database refuses a write (docs/performance.md): locked by another process, or full.
 
 The server runs with `SVARA_DB_BUSY_TIMEOUT=0.5`, so a write waits half a second for a lock
 before it fails (the default waits 30 s). While another connection holds SQLite's write lock,

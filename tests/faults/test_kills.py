@@ -1,4 +1,4 @@
-"""Many `kill -9` at random moments (issue 10 part 3, C-8.5).
+"""Many `kill -9` at random moments (C-8.5).
 
 tests/server/test_table_recovery.py kills the server once, at a chosen point of a hand. Here
 one instance folder lives through ROUNDS kills while three tables (one per game) play on:

@@ -1,4 +1,4 @@
-"""Fuzzing a live server (issue 10 part 2): random and malformed Socket.IO events and HTTP
+"""Fuzzing a live server (docs/protocol.md): random and malformed Socket.IO events and HTTP
 requests, with random disconnects, from several players at two tables.
 
 Hypothesis draws programs of steps: garbage (any event name, any JSON payload), near misses

@@ -1,4 +1,4 @@
-"""The 2-minute soak (issue 10 part 4; benchmarks/bench_soak.py runs the 30-minute one).
+"""The 2-minute soak (docs/performance.md, «Soak»; benchmarks/bench_soak.py runs the 30-minute one).
 
 Bots play at four tables for two minutes against one `svara serve`; the server's RSS and
 open file descriptors, sampled every second, must be flat: the mean of the last third of

@@ -1,4 +1,4 @@
-"""Real Chromium pages with fake microphones talking through the real SFU (issue 7).
+"""Real Chromium pages with fake microphones talking through the real SFU (C-8.3).
 
 A tiny loopback HTTP server plays the web process: it serves static/voice.js and a bare
 page, and relays the page's signalling to `app.voice.VoiceHub` (which supervises the

@@ -1,4 +1,4 @@
-"""Real SFU process, Python aiortc participants over loopback (issue 7 tests)."""
+"""Real SFU process, Python aiortc participants over loopback (C-8.3, architecture.md «The SFU»)."""
 
 from __future__ import annotations
 

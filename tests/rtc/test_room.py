@@ -1,4 +1,4 @@
-"""Room bookkeeping (rtc.room): who is heard by whom, in which slot (issue 7)."""
+"""Room bookkeeping (rtc.room): who is heard by whom, in which slot (C-8.3)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A real `svara serve` on a free loopback port, and real clients for it (issue 5, Tests).
+"""A real `svara serve` on a free loopback port, and real clients for it (docs/hosting.md).
 
 Nothing here sleeps to wait: the server says when it listens (a line on stdout), and socket
 events are waited for in queues with timeouts.

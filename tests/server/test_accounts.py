@@ -1,4 +1,4 @@
-"""Register, log in, log out over real HTTP (issue 5 part 2; C-0.1)."""
+"""Register, log in, log out over real HTTP (C-0.1)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Bots at live tables (issue 9), against a real `svara serve` and real socket clients.
+"""Bots at live tables (docs/rules.md, «Bots»), against a real `svara serve` and real socket
+clients.
 
 The server runs with fast timers and `SVARA_BOT_THINK=0`, so a bot answers as soon as the
 scheduler fires; every wait below is on received events (tablekit.Player.until).

@@ -1,5 +1,5 @@
-"""The bot seats' plumbing (issue 9): a state handed to a bot's listener becomes a scheduled
-answer after its thinking delay; other events and bots that left schedule nothing. (That
+"""The bot seats' plumbing (docs/rules.md, «Bots»): a state handed to a bot's listener becomes a
+scheduled answer after its thinking delay; other events and bots that left schedule nothing. (That
 the runtime hands a listener its watcher's events instead of Socket.IO is
 tests/server/test_table_seams.py.)"""
 
@@ -11,7 +11,7 @@ from types import SimpleNamespace
 
 from app.bots.seats import SID, BotSeats, Seated
 from app.engine.bots_odds import OddsBot
-from app.tables.runtime import Person
+from app.tables.model import Person
 from app.tables.scheduler import Scheduler
 
 

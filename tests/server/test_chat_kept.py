@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from sqlmodel import select
 
+from app.chat import PHRASES
 from app.models import ChatLine
-from app.tables.chat import PHRASES
 
 from .conftest import ASYNC_MODES, Browser, Client, Server, start_server, unique_name
 from .tablekit import SCALE, Player, close_in_db, database, new_table, refused

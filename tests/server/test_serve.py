@@ -1,4 +1,4 @@
-"""`svara serve` on a fresh and on an existing instance folder (issue 5 part 1)."""
+"""`svara serve` on a fresh and on an existing instance folder (docs/hosting.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`svara serve --tls` with the voice chat wired in (issue 7): HTTPS with the certificate it
+"""`svara serve --tls` with the voice chat wired in (C-8.3): HTTPS with the certificate it
 generated, the SFU as a supervised child process (restarted after kill -9), and the voice
 lifetimes at a real table: seated players only, and standing up, a kick and closing the
 table each end the right voice (docs/protocol.md «Voice»).

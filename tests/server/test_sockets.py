@@ -1,5 +1,5 @@
-"""Socket.IO over a real server with real clients, under eventlet and threading (issue 5
-parts 2, 4, 7, 10, 11; C-8.2, C-8.4)."""
+"""Socket.IO over a real server with real clients, under eventlet and threading
+(docs/protocol.md; C-8.2, C-8.4)."""
 
 from __future__ import annotations
 
@@ -60,8 +60,8 @@ def test_logout_closes_the_socket(player: tuple[Browser, Client, str]) -> None:
 
 
 def test_lobby_lists_tables_and_follows_changes(server: Server) -> None:
-    """Issue 5 part 4: variant, stakes, seats taken, queue; a new table appears live; a
-    private one is never listed."""
+    """C-1.2, docs/protocol.md «Lobby»: variant, stakes, seats taken, queue; a new table appears
+    live; a private one is never listed."""
     watcher_browser = Browser(server.url)
     watcher_browser.register(unique_name())
     watcher = watcher_browser.socket()

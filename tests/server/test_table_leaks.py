@@ -1,5 +1,5 @@
-"""No client ever receives a card it may not see (issue 5.6): every payload each client got
-during whole hands — states, news, acks, resyncs — is searched for card names."""
+"""No client ever receives a card it may not see (docs/protocol.md, «table:state»): every payload
+each client got during whole hands — states, news, acks, resyncs — is searched for card names."""
 
 from __future__ import annotations
 

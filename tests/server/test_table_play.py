@@ -1,4 +1,4 @@
-"""Whole hands at live tables through real sockets (issue 5 parts 5–7, Tests)."""
+"""Whole hands at live tables through real sockets (docs/rules.md, «Live tables»)."""
 
 from __future__ import annotations
 

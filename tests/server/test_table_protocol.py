@@ -24,8 +24,8 @@ def actor(players: list[Player]) -> Player:
 
 
 def test_stale_and_repeated_actions_are_refused_with_a_resync(fast: Server) -> None:
-    """Issue 5.10: an action names the version it answers; a stale or repeated one is not
-    applied twice but answered with `error` (code stale) and the current state."""
+    """docs/protocol.md, «table:act»: an action names the version it answers; a stale or repeated
+    one is not applied twice but answered with `error` (code stale) and the current state."""
     players = started(fast)
     p = actor(players)
     legal = p.hand["legal"]  # type: ignore[index]
@@ -44,7 +44,8 @@ def test_stale_and_repeated_actions_are_refused_with_a_resync(fast: Server) -> N
 
 
 def test_malformed_and_out_of_turn_events_get_an_error_and_change_nothing(fast: Server) -> None:
-    """Issue 5.10: unknown event, wrong types, unknown table, out of turn, not seated."""
+    """docs/protocol.md, «error»: unknown event, wrong types, unknown table, out of turn, not
+    seated."""
     players = started(fast)
     p = actor(players)
     other = next(x for x in players if x is not p)

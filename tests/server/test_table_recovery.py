@@ -1,4 +1,4 @@
-"""Nothing is lost by `kill -9` (issue 5.9, C-8.5): the server process is killed with SIGKILL
+"""Nothing is lost by `kill -9` (C-8.5): the server process is killed with SIGKILL
 in the middle of a hand and started again on the same instance folder."""
 
 from __future__ import annotations

@@ -13,12 +13,13 @@ from flask import Flask
 
 from app import create_app, ledger
 from app.admin.tables import close_table
+from app.chat import Chat, ChatRefused
 from app.lobby.service import create_table, get_lobby
 from app.models import Table, User, get_db
 from app.tables import EXTENSION as TABLES
-from app.tables.chat import Chat, ChatRefused
+from app.tables.model import CLOSED, PLAYING, READY, Person, TableError
 from app.tables.registry import Tables
-from app.tables.runtime import CLOSED, PLAYING, READY, LiveTable, Person, TableError
+from app.tables.runtime import LiveTable
 
 
 def make_app(instance: Path, **config: Any) -> Flask:

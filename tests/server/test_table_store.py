@@ -1,7 +1,7 @@
-"""The table store (app/tables/store.py) keeps, per hand in play, its table and the accounts of
-its parties, so that an action costs three statements (issue 10). What that keeping could get
-wrong: an id from a rolled-back transaction, a hand it never saw (a restart), two tables of
-one player, a stack opened after a hand began. In-process on a fresh migrated SQLite file.
+"""The table store (app/tables/store.py) keeps, per hand in play, its table and the accounts of its
+parties, so that an action costs three statements (docs/performance.md). What that keeping could get
+wrong: an id from a rolled-back transaction, a hand it never saw (a restart), two tables of one
+player, a stack opened after a hand began. In-process on a fresh migrated SQLite file.
 """
 
 from __future__ import annotations
@@ -164,9 +164,9 @@ def test_money_reads_without_opening_and_refuses_a_stranger(db: Database) -> Non
 
 
 def test_an_action_costs_three_statements(db: Database) -> None:
-    """Issue 10: under eventlet each statement holds every table, so an applied action with
-    a payment is the UPDATE of the balances, the INSERT of its rows and the UPDATE of the
-    hand row; one without a payment only the last; the money of a whole table one SELECT."""
+    """docs/performance.md: under eventlet each statement holds every table, so an applied action
+    with a payment is the UPDATE of the balances, the INSERT of its rows and the UPDATE of the hand
+    row; one without a payment only the last; the money of a whole table one SELECT."""
     people(db, "anna", "boris", "carl")
     table_id, store = table(db), TableStore(db)
     hand_id = store.begin_hand(table_id, doc(), antes("anna", "boris", "carl"), stacks=False)

@@ -1,7 +1,7 @@
-"""What the server puts on the wire (issue 10): `table:state` built once per version for what
-every viewer is told alike (app/tables/runtime.py `Told`), and text-only Socket.IO packets
-encoded by orjson (app/wire.py). Neither may change what a client receives or learns, and a
-client that sends bytes anyway gets a clear refusal and changes nothing."""
+"""What the server puts on the wire (docs/performance.md, «Sending the states»): `table:state` built
+once per version for what every viewer is told alike (app/tables/runtime.py `Told`), and text-only
+Socket.IO packets encoded by orjson (app/wire.py). Neither may change what a client receives or
+learns, and a client that sends bytes anyway gets a clear refusal and changes nothing."""
 
 from __future__ import annotations
 

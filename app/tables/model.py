@@ -1,0 +1,58 @@
+"""The words every part of a live table shares (runtime.py and its parts): who is at the
+table, the phases, the turn timer and the refusal every part raises (how a game runs
+between hands is its `Manners`, in the engine's game record: app/engine/games.py). Nothing here
+imports another module of app/tables/, so every part may import it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+READY, SKIP, DARK = "ready", "skip", "dark"
+CLOSED = "table:closed"  # to the watchers of a table the administrator closed
+WAITING, GATHERING, PLAYING = "waiting", "gathering", "playing"
+
+
+class TableError(Exception):
+    """A request the table refuses; nothing changed. `code` is for programs, `reason` for
+    people (docs/protocol.md lists the codes)."""
+
+    def __init__(self, code: str, reason: str, state: dict[str, Any] | None = None):
+        super().__init__(reason)
+        self.code, self.reason, self.state = code, reason, state
+
+
+@dataclass(frozen=True)
+class Person:
+    """A user at the table: his account id and his name (the engine's player name); a bot
+    (app/bots/) also brings its avatar, which the seats show (docs/protocol.md)."""
+
+    id: int
+    name: str
+    avatar: str | None = None
+
+
+@dataclass
+class Member:
+    """A seated player. `answer` is his reply to the gathering; `idle` and `leaving` stand
+    him up when the hand ends (C-1.7's Decision, S-1.7)."""
+
+    person: Person
+    seat: int
+    answer: str | None = None
+    idle: bool = False
+    leaving: bool = False
+
+    @property
+    def name(self) -> str:
+        return self.person.name
+
+
+@dataclass
+class Turn:
+    """The running hand timer: whom it waits for, in which phase, until when."""
+
+    awaiting: frozenset[str]
+    phase: str
+    deadline: float
+    token: int

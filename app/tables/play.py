@@ -1,0 +1,223 @@
+"""The hand in play at one live table: its start, each action with its payments committed
+(C-0.3), the turn timer, the hand's end and its resumption after a restart (C-8.5).
+
+A part of `LiveTable` (runtime.py), called under the table's lock; the only caller of the
+engine during play (architecture.md). It knows nothing of seats or the gathering: who left
+is asked of the owner (`advance(leaving)`), and the end of a hand is reported (`advance`'s
+`over`), not handled here.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from app.engine.games import Manners
+from app.engine.hand import (
+    DECLARED,
+    Action,
+    Event,
+    Hand,
+    RuleError,
+    shuffled_deals,
+)
+from app.engine.handfile import record, replay_record
+from app.engine.scoring import SCORERS
+from app.ledger import LedgerError
+
+from .gathering import Lineup
+from .model import TableError, Turn
+from .scheduler import Scheduler
+from .store import Books
+
+log = logging.getLogger(__name__)
+
+
+class Play:
+    """The hand (or the last one, shown until the next starts), its actions and timer."""
+
+    def __init__(
+        self,
+        table_id: int,
+        books: Books,
+        scheduler: Scheduler,
+        manners: Manners,
+        expired: Callable[[int], None],
+    ):
+        self.table_id, self.key = table_id, (table_id, "turn")
+        self.books, self.scheduler, self.manners = books, scheduler, manners
+        self._expired = expired  # the owner's turn timer callback, given the timer's token
+        self.hand: Hand | None = None
+        self.hand_id: int | None = None
+        self.actions: list[Action] = []
+        self.turn: Turn | None = None
+        self.notice: str | None = None  # why the hand in play was interrupted (C-8.5)
+        self.settled = True  # the hand's end was handled (`over`)
+        self._tokens = 0
+
+    @property
+    def playing(self) -> bool:
+        return self.hand is not None and not self.hand.finished
+
+    def in_hand(self, name: str) -> bool:
+        """A participant of the hand in play (his cards and turns are the engine's)."""
+        # Not typed (next line): `playing` implies a hand.
+        return self.playing and any(s.name == name for s in self.hand.seats)  # type: ignore[union-attr]
+
+    # --- start, actions -----------------------------------------------------------------
+    def start(self, lineup: Lineup, hand_cls: type[Hand], variant: Any) -> list[Event]:
+        """Deal the hand and keep it with its antes; TableError (nothing kept) if the
+        database refuses."""
+        deck = SCORERS[variant.game].deck
+        hand = hand_cls(variant, lineup.seats, lineup.dealer, shuffled_deals(deck), lineup.dark)
+        try:
+            hand_id = self.books.begin_hand(record(hand, []), hand.transfers)
+        except LedgerError as short:  # a balance spent at another table since it was read
+            log.info("table %s: the new hand was refused: %s", self.table_id, short)
+            raise TableError("money", "a player's money moved; the hand did not start") from None
+        except Exception:  # locked or full (docs/performance.md): nothing of the hand was kept
+            log.exception("table %s: could not save the new hand", self.table_id)
+            raise TableError("server", "the hand could not be started; try again") from None
+        self.hand, self.hand_id, self.actions, self.turn, self.settled = (
+            hand,
+            hand_id,
+            [],
+            None,
+            False,
+        )
+        return [Event("hand_started", None, {"hand": hand_id}), *hand.events]
+
+    def act(self, name: str, action: Action) -> list[Event]:
+        """`name`'s decision, checked: his turn, an action he may take."""
+        if not self.in_hand(name):
+            raise TableError("not_now", "you are not playing in a hand now")
+        hand = self.hand
+        assert hand is not None
+        if name not in hand.awaiting() and not hand.legal(name):
+            raise TableError("not_your_turn", "it is not your turn")
+        if action.do in DECLARED:  # a timer ran out, a proposer dropped (C-5.3)
+            raise TableError("illegal", f"a {action.do} is the server's to declare")
+        try:
+            return self.apply(action)
+        except RuleError as refused:
+            raise TableError("illegal", refused.message) from None
+
+    def apply(self, action: Action) -> list[Event]:
+        """Feed the engine one action and commit it with its payments (C-0.3)."""
+        hand = self.hand
+        assert hand is not None and self.hand_id is not None
+        paid = len(hand.transfers)
+        events = hand.act(action)
+        self.actions.append(action)
+        try:
+            self.books.record(
+                self.hand_id, record(hand, self.actions), hand.transfers[paid:], hand.finished
+            )
+        except Exception as failure:
+            short = isinstance(failure, LedgerError)  # the balance moved since the hand began
+            if short:
+                log.info("table %s: %s refused: %s", self.table_id, action, failure)
+            else:
+                log.exception(
+                    "table %s: could not save %s; back to the saved hand", self.table_id, action
+                )
+            # Not typed (next line): a hand in play has its stored row.
+            self.hand, self.actions = replay_record(self.books.hand_doc(self.hand_id))  # type: ignore[arg-type]
+            if short:
+                raise TableError("money", "your balance no longer covers that") from None
+            raise TableError("server", "the action could not be saved; try again") from None
+        return events
+
+    def disconnect_action(self, name: str) -> Action | None:
+        """C-5.3: what a drop declares in the hand in play (`Hand.disconnect_action`)."""
+        hand = self.hand
+        return hand.disconnect_action(name) if hand is not None and not hand.finished else None
+
+    def advance(self, leaving: Callable[[str], bool]) -> tuple[list[Event], bool]:
+        """Play the turns of players who left (S-1.7: a fold), then time the hand; also
+        whether the hand is over and its end still to be handled (the owner's `over`)."""
+        events: list[Event] = []
+        hand = self.hand
+        while hand is not None and not hand.finished:
+            gone = [p for p in hand.awaiting() if leaving(p)]
+            if not gone:
+                break
+            p = gone[0]
+            fold = Action(p, "fold")
+            events += self.apply(
+                fold if any(o.allows(fold) for o in hand.legal(p)) else Action(p, "timeout")
+            )
+        if hand is not None and hand.finished and not self.settled:
+            return events, True
+        if hand is not None and not hand.finished:
+            self._arm_turn()
+        return events, False
+
+    def over(self) -> Event:
+        """The hand's end is handled: no timer, no notice."""
+        self.turn, self.settled, self.notice = None, True, None
+        self.scheduler.cancel(self.key)
+        return Event("hand_over", None, {"hand": self.hand_id})
+
+    # --- the turn timer -----------------------------------------------------------------
+    def _arm_turn(self) -> None:
+        """A new deadline when the awaited players or the phase change; the same one while
+        several decide at once, on a look that keeps the turn (B-4.3) and in a vote (C-5.3)."""
+        hand = self.hand
+        assert hand is not None
+        awaiting = frozenset(hand.awaiting())
+        phase = hand.phase
+        prev = self.turn
+        keep = prev is not None and (
+            (phase == prev.phase and awaiting <= prev.awaiting)
+            or bool({phase, prev.phase} & self.manners.phase_keeps_turn)
+        )
+        if prev is not None and keep:
+            deadline = prev.deadline
+        else:
+            variant = hand.variant
+            param = self.manners.phase_seconds.get(phase, "turn_seconds")
+            deadline = self.scheduler.deadline_in(variant.rules.get(param, variant["turn_seconds"]))
+        self._tokens += 1
+        token = self._tokens
+        self.turn = Turn(awaiting, phase, deadline, token)
+        self.scheduler.set(self.key, deadline, lambda: self._expired(token))
+
+    def timeout(self, token: int) -> tuple[list[Event], list[str]] | None:
+        """C-4.12 and the like: the engine plays the automatic action of each awaited
+        player. The events and who timed out; None for a stale timer."""
+        hand = self.hand
+        if self.turn is None or self.turn.token != token or hand is None or hand.finished:
+            return None
+        events: list[Event] = []
+        players = []
+        for p in hand.awaiting():
+            if hand.finished or p not in hand.awaiting():
+                continue
+            try:
+                events += self.apply(Action(p, "timeout"))
+            except (RuleError, TableError):
+                log.exception("table %s: the timeout of %s was refused", self.table_id, p)
+                continue
+            players.append(p)
+        if not events:  # nothing could be applied: a fresh period, not a busy loop
+            self.turn = None
+        return events, players
+
+    # --- recovery and close -------------------------------------------------------------
+    def resume(self, hand_id: int, hand: Hand, actions: list[Action], notice: str) -> None:
+        """A hand replayed after a restart goes on (C-8.5); `notice` tells the players why."""
+        self.hand, self.hand_id, self.actions = hand, hand_id, actions
+        self.settled, self.notice = False, notice
+
+    def stop(self) -> None:
+        """The table closes: a timer already due does nothing now."""
+        self.turn = None
+        self.scheduler.cancel(self.key)
+
+    def drop(self) -> None:
+        """The table closed: its hand was cancelled outside the store, which forgets it."""
+        if self.hand_id is not None:
+            self.books.forget(self.hand_id)
+        self.hand, self.hand_id = None, None

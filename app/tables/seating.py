@@ -1,0 +1,142 @@
+"""Who sits where at one live table: the seats, the FIFO queue (C-1.2) and the money each
+seated player plays from — his balance (C-0.2) or his stack bought in here (S-1.5).
+
+A part of `LiveTable` (runtime.py), which calls it under the table's lock; it knows nothing
+of the gathering or the hand: standing up a player who plays in the hand is the owner's
+decision, freeing his seat is this part's.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable
+
+from app.engine.hand import Event
+from app.engine.variants import Variant
+from app.ledger import LedgerError
+
+from .model import Member, Person, TableError
+from .store import Books
+
+
+class Seating:
+    """The seats, the queue and the money of one table."""
+
+    def __init__(self, size: int, books: Books):
+        self.books = books
+        self.seats: list[Member | None] = [None] * size
+        self.queue: deque[tuple[Person, int | None]] = deque()
+        self.money: dict[str, int] = {}
+
+    # --- reading --------------------------------------------------------------------------
+    def members(self) -> list[Member]:
+        """Seated players in seat (clockwise) order."""
+        return [m for m in self.seats if m is not None]
+
+    def member(self, name: str) -> Member | None:
+        return next((m for m in self.members() if m.name == name), None)
+
+    def seated(self, person: Person) -> Member:
+        """`person`'s seat, or the refusal `not_seated`."""
+        member = self.member(person.name)
+        if member is None:
+            raise TableError("not_seated", "you are not seated at this table")
+        return member
+
+    def seat_of(self, name: str) -> int:
+        member = self.member(name)
+        assert member is not None
+        return member.seat
+
+    def queued(self, name: str) -> bool:
+        return any(p.name == name for p, _ in self.queue)
+
+    def occupancy(self) -> tuple[int, int]:
+        """Seats taken and queue length, as the lobby lists them (C-1.2)."""
+        return len(self.members()), len(self.queue)
+
+    # --- money ----------------------------------------------------------------------------
+    def refresh(self, names: Iterable[str]) -> None:
+        """The money of `names` as the ledger has it now."""
+        self.money.update(self.books.money(names))
+
+    def check_stack(self, person: Person, stack: int | None, variant: Variant) -> int | None:
+        """S-1.5: a stack of `buy_in_min`..`buy_in_max` antes, covered by the balance."""
+        if not self.books.stacks:
+            if stack is not None:
+                raise TableError("bad_request", f"{variant.game} plays from the balance: no stack")
+            return None
+        ante = variant["ante"]
+        low, high = variant["buy_in_min"] * ante, variant["buy_in_max"] * ante
+        if stack is None:
+            stack = low
+        if not low <= stack <= high:
+            raise TableError("bad_request", f"a stack is {low} to {high}")
+        if not self.books.covers(person.id, stack):
+            raise TableError("money", f"your balance does not cover a stack of {stack}")
+        return stack
+
+    # --- changes --------------------------------------------------------------------------
+    def free_seat(self, seat: int | None) -> int | None:
+        """The seat `person` asked for (checked), the first free one for None; None when
+        the table is full."""
+        free = [i for i, m in enumerate(self.seats) if m is None]
+        if seat is not None:
+            if not 0 <= seat < len(self.seats):
+                raise TableError("bad_request", f"no seat {seat}")
+            if seat not in free:
+                raise TableError("not_now", f"seat {seat} is taken")
+            return seat
+        return free[0] if free else None
+
+    def enqueue(self, person: Person, stack: int | None) -> Event:
+        self.queue.append((person, stack))
+        return Event("queued", person.name, {"place": len(self.queue)})
+
+    def dequeue(self, name: str) -> Event | None:
+        """Out of the queue (None when he was not in it)."""
+        for i, (queued, _) in enumerate(self.queue):
+            if queued.name == name:
+                del self.queue[i]
+                return Event("dequeued", name, {"why": "left"})
+        return None
+
+    def place(self, person: Person, seat: int, stack: int | None) -> Event:
+        """Seat `person`, buying in his stack first (S-1.5)."""
+        if stack is not None:
+            try:
+                self.books.buy_in(person.id, stack)
+            except LedgerError as refused:
+                raise TableError("money", str(refused)) from None
+        self.seats[seat] = Member(person, seat)
+        self.refresh([person.name])
+        return Event("sat", person.name, {"seat": seat})
+
+    def free(self, member: Member, why: str) -> Event:
+        """The seat is empty again, the stack back in the balance (S-1.5)."""
+        if self.books.stacks:
+            self.books.cash_out([member.person.id])
+        self.seats[member.seat] = None
+        self.money.pop(member.name, None)
+        return Event("stood", member.name, {"why": why})
+
+    def seat_from_queue(self) -> list[Event]:
+        """C-1.2: a freed seat goes to the head of the queue."""
+        events = []
+        while self.queue and None in self.seats:
+            person, stack = self.queue.popleft()
+            try:
+                events.append(self.place(person, self.seats.index(None), stack))
+            except TableError as refused:
+                events.append(Event("dequeued", person.name, {"why": refused.reason}))
+        return events
+
+    def reseat(self, people: Iterable[Person]) -> None:
+        """A hand replayed after a restart: its players in its seat order (C-8.5)."""
+        for i, person in enumerate(people):
+            self.seats[i] = Member(person, i)
+
+    def clear(self) -> None:
+        """The table closed: every seat and the queue empty."""
+        self.seats = [None] * len(self.seats)
+        self.queue.clear()

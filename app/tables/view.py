@@ -1,0 +1,180 @@
+"""What each viewer of a live table is told: a pure function of a `Snapshot`.
+
+`LiveTable.snapshot` (runtime.py) copies, under the table's lock, everything a state is
+made of; `told` builds what every viewer is told alike once per version (docs/
+performance.md: not once per watcher) and `state` adds each viewer's own parts: a seated
+participant the engine's `view(name)`, everyone else the public `view(None)` — so no
+client ever receives a card it may not see (docs/protocol.md, «table:state»). The snapshot
+refers to the hand itself, which only `Hand.view` reads here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from app.engine.hand import Action, Event, Hand
+from app.engine.variants import Variant
+
+from .model import DARK, PLAYING, READY, SKIP, Person, Turn
+
+
+@dataclass(frozen=True)
+class Sitter:
+    """A seat as a snapshot keeps it."""
+
+    seat: int
+    person: Person
+    answer: str | None
+    leaving: bool
+
+    @property
+    def name(self) -> str:
+        return self.person.name
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """One table at one version, as every reader outside the table's lock sees it (the
+    views, the bots, the voice chat)."""
+
+    table: int
+    version: int
+    name: str
+    variant: Variant
+    stacks: bool  # S-1.5
+    hand_cls: type[Hand]
+    phase: str
+    notice: str | None
+    seats: tuple[Sitter | None, ...]
+    queue: tuple[str, ...]
+    money: Mapping[str, int]
+    connected: frozenset[str]
+    bots: Mapping[str, str | None]  # watchers served in-process: name → avatar
+    next_dealer: str | None  # between hands, who would deal if the hand started now
+    dark_candidate: str | None  # between hands, who may play dark (C-1.5, B-4.1)
+    gathering: tuple[float | None, bool] | None  # deadline, extended
+    turn: Turn | None
+    actions: tuple[Action, ...]
+    hand: Hand | None
+    hand_id: int | None
+    now: float
+
+    def member(self, name: str | None) -> Sitter | None:
+        return next((s for s in self.seats if s is not None and s.name == name), None)
+
+    def members(self) -> list[Sitter]:
+        return [s for s in self.seats if s is not None]
+
+
+@dataclass
+class Told:
+    """What one version's `table:state` tells every viewer alike. `head` runs from `table`
+    to `queue`, `tail` holds `turn`, `last` and `history`; `public_hand` is the hand as
+    every non-participant sees it (`view(None)`), made on first need."""
+
+    head: dict[str, Any]
+    gathering: dict[str, Any] | None
+    tail: dict[str, Any]
+    public_hand: dict[str, Any] | None = None
+
+
+def told(snap: Snapshot) -> Told:
+    """The parts of this version's state that are the same for every viewer."""
+    history = [a.as_json() for a in snap.actions]
+    variant = snap.variant
+    head = {  # the page draws the table from the state alone (docs/protocol.md)
+        "table": snap.table,
+        "version": snap.version,
+        "now": snap.now,
+        "info": {
+            "name": snap.name,
+            "variant": variant.name,
+            "game": variant.game,
+            "seats": len(snap.seats),
+            "ante": variant["ante"],
+            "stacks": snap.stacks,
+            "turn_seconds": variant["turn_seconds"],
+            "rules": dict(variant.rules),  # every parameter (levels, dark_fee, …)
+        },
+        "phase": snap.phase,
+        # Between hands, who would deal if the hand started now (C-2.3, C-1.5).
+        "next_dealer": snap.next_dealer,
+        "notice": snap.notice,
+        "seats": [
+            None
+            if m is None
+            else {
+                "seat": m.seat,
+                "name": m.name,
+                "money": snap.money.get(m.name, 0),
+                "connected": m.name in snap.connected,
+                "answer": m.answer,
+                "leaving": m.leaving,
+                "bot": m.name in snap.bots,
+                "avatar": snap.bots.get(m.name),
+            }
+            for m in snap.seats
+        ],
+        "queue": list(snap.queue),
+    }
+    turn = snap.turn
+    return Told(
+        head=head,
+        gathering=None
+        if snap.gathering is None
+        else {"deadline": snap.gathering[0], "extended": snap.gathering[1]},
+        tail={
+            "turn": None
+            if turn is None
+            else {"awaiting": sorted(turn.awaiting), "deadline": turn.deadline},
+            "last": history[-3:],
+            "history": history,
+        },
+    )
+
+
+def state(told: Told, snap: Snapshot, name: str | None, events: list[Event]) -> dict[str, Any]:
+    """`name`'s state: what everyone is told, with his `you`, his view of the hand and the
+    news he may see, in the order docs/protocol.md lists the fields."""
+    member = snap.member(name) if name else None
+    queued: list[str] = told.head["queue"]
+    return {
+        **told.head,
+        "you": {
+            "name": name,
+            "seat": member.seat if member else None,
+            "queue": queued.index(name) + 1 if name in queued else None,
+            "can": can(snap, member, name in queued),
+        },
+        "gathering": told.gathering,
+        "hand": hand_seen(told, snap, name),
+        **told.tail,
+        "news": [e.as_json() for e in events if e.visible_to(name)],
+    }
+
+
+def hand_seen(told: Told, snap: Snapshot, name: str | None) -> dict[str, Any] | None:
+    """The hand as `name` sees it: a participant his own `view(name)`, anyone else the
+    public view, which is made once per version and shared."""
+    hand = snap.hand
+    if hand is None:
+        return None
+    if name is not None and any(s.name == name for s in hand.seats):
+        return {"id": snap.hand_id, **hand.view(name)}
+    if told.public_hand is None:
+        told.public_hand = {"id": snap.hand_id, **hand.view(None)}
+    return told.public_hand
+
+
+def can(snap: Snapshot, member: Sitter | None, queued: bool) -> list[str]:
+    """The table-level buttons open to the viewer (the hand's are in `hand.legal`)."""
+    if member is None:
+        return ["stand"] if queued else ["sit"]
+    buttons = ["stand"]
+    if snap.phase != PLAYING and member.answer is None:
+        buttons += [READY, SKIP]
+        if snap.dark_candidate == member.name:
+            buttons.append(DARK)
+    return buttons

@@ -1,0 +1,79 @@
+"""Who watches one live table, and the news a reconnecting client catches up on.
+
+A part of `LiveTable` (runtime.py). A watcher is a socket id with its person; a watcher
+served in-process (a bot, app/bots/) has a listener that gets its events instead of
+Socket.IO. `News` keeps the last `keep` versions' events (docs/protocol.md, `since`).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+from app.engine.hand import Event
+
+from .model import Person
+
+Listener = Callable[[str, dict[str, Any]], None]  # (event, payload) for a watcher in-process
+NEWS_KEEP = 200  # changes whose events a reconnecting client can catch up on
+
+
+class Watchers:
+    """The sockets (and in-process listeners) watching one table."""
+
+    def __init__(self, emit: Callable[..., None]):
+        self.emit = emit  # socketio.emit
+        self.people: dict[str, Person] = {}
+        self.listeners: dict[str, Listener] = {}
+
+    def add(self, sid: str, person: Person, listener: Listener | None = None) -> None:
+        if listener is not None:
+            self.listeners[sid] = listener
+        self.people[sid] = person
+
+    def remove(self, sid: str) -> Person | None:
+        self.listeners.pop(sid, None)
+        return self.people.pop(sid, None)
+
+    def connected(self, name: str) -> bool:
+        return any(p.name == name for p in self.people.values())
+
+    def sids(self, name: str) -> list[str]:
+        return [sid for sid, p in self.people.items() if p.name == name]
+
+    def items(self) -> list[tuple[str, Person]]:
+        """A copy: sending may add or remove watchers."""
+        return list(self.people.items())
+
+    def bots(self) -> dict[str, str | None]:
+        """The watchers served in-process (the bots, app/bots/): name → avatar."""
+        return {p.name: p.avatar for sid, p in self.people.items() if sid in self.listeners}
+
+    def send(self, sid: str, event: str, data: dict[str, Any]) -> None:
+        """One watcher's event: to its listener when it has one, else to its socket."""
+        listener = self.listeners.get(sid)
+        if listener is None:
+            self.emit(event, data, to=sid)
+        else:
+            listener(event, data)
+
+
+class News:
+    """The events of the last versions, for a client that comes back (`since`)."""
+
+    def __init__(self, keep: int = NEWS_KEEP):
+        self._kept: deque[tuple[int, list[Event]]] = deque(maxlen=keep)
+
+    def add(self, version: int, events: list[Event]) -> None:
+        self._kept.append((version, events))
+
+    def missed(self, since: int | None, version: int, name: str) -> list[dict[str, Any]] | None:
+        """What `name` may see of the changes after `since`; None when `since` is not
+        known any more (the client reloads the whole state)."""
+        kept = self._kept
+        if since is None or not (since == version or (kept and kept[0][0] - 1 <= since <= version)):
+            return None
+        return [
+            e.as_json() for v, events in kept if v > since for e in events if e.visible_to(name)
+        ]
