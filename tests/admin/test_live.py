@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.server.conftest import ASYNC_MODES, SVARA, WAIT, Browser, Server, unique_name
+from tests.server.conftest import ASYNC_MODES, SVARA, WAIT, Browser, Server, stopped, unique_name
 from tests.server.tablekit import balances, books, fast_server, hands, new_table, seat
 
 
@@ -23,8 +23,8 @@ def server(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Server]:
     running = fast_server(tmp_path_factory.mktemp(f"admin-{request.param}"), request.param)
-    yield running
-    running.stop()
+    with stopped(running):
+        yield running
 
 
 def cli(server: Server, *args: str) -> subprocess.CompletedProcess[str]:

@@ -27,7 +27,7 @@ from sqlmodel import select
 
 from app import ledger
 from app.models import Database, User
-from tests.server.conftest import Server, start_server, unique_name
+from tests.server.conftest import Server, start_server, stopped, unique_name
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts" / "browser"
@@ -44,8 +44,8 @@ pw_expect.set_options(timeout=TIMEOUT_MS)
 def web(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """One real server (eventlet, the designed mode) for every browser test."""
     server = start_server(tmp_path_factory.mktemp("browser-instance"), "eventlet")
-    yield server
-    server.stop()
+    with stopped(server):
+        yield server
 
 
 CHROMIUM_ARGS = [
@@ -67,8 +67,10 @@ def driver() -> Iterator[Playwright]:
 @pytest.fixture(scope="module")
 def chromium(driver: Playwright) -> Iterator[Browser]:
     browser = driver.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-    yield browser
-    browser.close()
+    try:
+        yield browser
+    finally:
+        browser.close()
 
 
 @pytest.fixture(scope="session")

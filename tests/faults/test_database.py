@@ -20,7 +20,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from tests.server.conftest import Server, start_server
+from tests.server.conftest import Server, start_server, stopped
 from tests.server.tablekit import (
     SCALE,
     books,
@@ -70,8 +70,8 @@ def server(tmp_path: Path) -> Iterator[Server]:
     running = start_server(
         tmp_path, "eventlet", SVARA_TIMER_SCALE=str(SCALE), SVARA_DB_BUSY_TIMEOUT="0.5"
     )
-    yield running
-    running.stop()
+    with stopped(running):
+        yield running
 
 
 @pytest.mark.parametrize("fault", FAULTS)

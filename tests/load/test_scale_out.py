@@ -57,13 +57,13 @@ def redis_server(folder: Path) -> Iterator[str]:
          "--appendonly", "no", "--dir", str(folder)],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )  # fmt: skip
-    assert process.stdout is not None
-    for line in process.stdout:  # no sleeping: Redis says when it is ready
-        if "Ready to accept connections" in line:
-            break
-    else:
-        raise AssertionError("redis-server exited before it was ready")
     try:
+        assert process.stdout is not None
+        for line in process.stdout:  # no sleeping: Redis says when it is ready
+            if "Ready to accept connections" in line:
+                break
+        else:
+            raise AssertionError("redis-server exited before it was ready")
         yield f"redis://127.0.0.1:{port}/0"
     finally:
         process.terminate()

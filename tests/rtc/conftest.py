@@ -18,7 +18,8 @@ def sfu(tmp_path: Path) -> Iterator[SfuProcess]:
     try:
         yield running
     finally:
-        assert stop_sfu(running) == 0
+        code = stop_sfu(running)
+    assert code == 0
 
 
 @pytest.fixture(autouse=True)

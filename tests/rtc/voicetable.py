@@ -43,8 +43,13 @@ def start_sfu(folder: Path, *extra: str) -> SfuProcess:
         stdout=subprocess.PIPE,
         text=True,
     )
-    assert process.stdout is not None
-    assert process.stdout.readline().strip() == "ready"
+    try:
+        assert process.stdout is not None
+        assert process.stdout.readline().strip() == "ready"
+    except BaseException:  # it did not start: it must not outlive the test
+        process.kill()
+        process.wait(timeout=20)
+        raise
     return SfuProcess(process, socket_path)
 
 
@@ -52,7 +57,12 @@ def stop_sfu(sfu: SfuProcess) -> int:
     """Close its stdin (as if the web process died) and return its exit code."""
     assert sfu.process.stdin is not None
     sfu.process.stdin.close()
-    return sfu.process.wait(timeout=20)
+    try:
+        return sfu.process.wait(timeout=20)
+    except subprocess.TimeoutExpired:  # it did not end: killed, and the test fails
+        sfu.process.kill()
+        sfu.process.wait(timeout=20)
+        raise
 
 
 class Table:

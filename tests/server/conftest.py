@@ -7,6 +7,7 @@ events are waited for in queues with timeouts.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import queue
 import re
@@ -69,9 +70,29 @@ class Server:
                 return match
 
     def stop(self, sig: int = signal.SIGTERM) -> None:
-        if self.process.poll() is None:
-            self.process.send_signal(sig)
-            self.process.wait(timeout=WAIT)
+        """Send `sig` and wait for the server's end; then whatever is left of its process
+        group (its SFU after a `kill -9`, a server that did not end) is killed."""
+        try:
+            if self.process.poll() is None:
+                self.process.send_signal(sig)
+                self.process.wait(timeout=WAIT)
+        finally:
+            self.kill()
+
+    def kill(self) -> None:
+        """SIGKILL to the server's whole process group (it leads its own session)."""
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait(timeout=WAIT)
+
+
+@contextlib.contextmanager
+def stopped(server: Server) -> Iterator[Server]:
+    """`server`, stopped on every path out (a fixture's `yield`)."""
+    try:
+        yield server
+    finally:
+        server.stop()
 
 
 def start_server(
@@ -83,7 +104,8 @@ def start_server(
     **env: str,
 ) -> Server:
     """Start `svara serve --port 0 [options]` on `instance` and wait until it listens
-    (`svara`: another installation's command, e.g. an installed wheel's, run from `cwd`)."""
+    (`svara`: another installation's command, e.g. an installed wheel's, run from `cwd`). It
+    leads a process group of its own (with its SFU), which is killed if it does not start."""
     environment = {
         **os.environ,
         **ROOMY_LIMITS,
@@ -108,6 +130,7 @@ def start_server(
         text=True,
         env=environment,
         cwd=cwd,
+        start_new_session=True,
     )
     server = Server(process, instance, async_mode)
 
@@ -118,8 +141,12 @@ def start_server(
             server.lines.put(line)
         server.lines.put(None)  # type: ignore[arg-type]
 
-    threading.Thread(target=pump, daemon=True).start()
-    server.url = server.wait_for(LISTENING).group(1)
+    try:
+        threading.Thread(target=pump, daemon=True).start()
+        server.url = server.wait_for(LISTENING).group(1)
+    except BaseException:
+        server.kill()
+        raise
     return server
 
 
@@ -129,8 +156,8 @@ def server(
 ) -> Iterator[Server]:
     """One server per async mode for the whole session; tests use their own user names."""
     running = start_server(tmp_path_factory.mktemp(f"instance-{request.param}"), request.param)
-    yield running
-    running.stop()
+    with stopped(running):
+        yield running
     assert running.process.returncode in (0, -signal.SIGTERM), "".join(running.output)
 
 
@@ -275,8 +302,10 @@ def player(server: Server) -> Iterator[tuple[Browser, Client, str]]:
     name = unique_name()
     browser.register(name)
     client = browser.socket()
-    yield browser, client, name
-    client.close()
+    try:
+        yield browser, client, name
+    finally:
+        client.close()
 
 
 @pytest.fixture(scope="module", params=ASYNC_MODES)
@@ -288,5 +317,5 @@ def fast(
 
     module = request.module.__name__.rsplit(".", 1)[-1]
     running = fast_server(tmp_path_factory.mktemp(f"{module}-{request.param}"), request.param)
-    yield running
-    running.stop()
+    with stopped(running):
+        yield running

@@ -19,7 +19,7 @@ from sqlmodel import select
 from app.lobby.service import create_table
 from app.models import HandRecord, Table, User
 
-from .conftest import ASYNC_MODES, WAIT, Server, start_server
+from .conftest import ASYNC_MODES, WAIT, Server, start_server, stopped
 from .tablekit import (
     SLOW_TIMERS,
     Player,
@@ -41,9 +41,9 @@ def server(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Server]:
     running = bots_server(Path(tmp_path_factory.mktemp(f"bots-{request.param}")), request.param)
-    fund_house(running, 1_000_000)  # the bots at money tables play with the house's money
-    yield running
-    running.stop()
+    with stopped(running):
+        fund_house(running, 1_000_000)  # the bots at money tables play with the house's money
+        yield running
     assert running.process.returncode in (0, -signal.SIGTERM), "".join(running.output)
 
 

@@ -33,6 +33,7 @@ from .conftest import (
     Server,
     TlsClient,
     start_server,
+    stopped,
     unique_name,
 )
 from .tablekit import new_table
@@ -93,8 +94,8 @@ def admin(server: Server, *args: str) -> None:
 @pytest.fixture(params=ASYNC_MODES)
 def tls_server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Server]:
     server = start_server(tmp_path / "instance", request.param, "--tls", **VOICE_ENV)
-    yield server
-    server.stop()
+    with stopped(server):
+        yield server
 
 
 def test_tls_serves_https_with_the_generated_certificate(tls_server: Server) -> None:

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import ASYNC_MODES, Server, start_server
+from .conftest import ASYNC_MODES, Server, start_server, stopped
 from .tablekit import Player, new_table, seat
 from .test_serve_voice import VOICE_ENV, join_voice, member, unread
 
@@ -22,8 +22,8 @@ REFUSED = {"ok": False, "error": "voice is for the players seated at the table"}
 @pytest.fixture(params=ASYNC_MODES)
 def voice_server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Server]:
     server = start_server(tmp_path / "instance", request.param, **VOICE_ENV)
-    yield server
-    server.stop()
+    with stopped(server):
+        yield server
 
 
 def members(player: Player) -> dict[str, Any]:

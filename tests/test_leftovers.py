@@ -1,0 +1,51 @@
+"""The suite's last check (tests/conftest.py): a run whose tests leave a process behind —
+even a grandchild whose parent already ended — fails, names it, and kills it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import psutil
+import pytest
+
+CONFTEST = Path(__file__).with_name("conftest.py")
+
+LEAKY = '''
+import subprocess, sys
+
+def test_leaves_a_grandchild(tmp_path):
+    """A child that starts `sleep` in the background and ends: the grandchild is orphaned."""
+    script = (
+        "import subprocess; "
+        "print(subprocess.Popen(['sleep', '600'], stdin=-3, stdout=-3, stderr=-3).pid)"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    (tmp_path.parent.parent / "pid").write_text(out.stdout.strip())
+'''
+
+CLEAN = """
+import subprocess
+
+def test_waits_for_its_child():
+    subprocess.run(["true"], check=True)
+"""
+
+
+def test_a_leftover_grandchild_fails_the_run_and_is_killed(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(CONFTEST.read_text())
+    pytester.makepyfile(test_leaky=LEAKY)
+    result = pytester.runpytest_subprocess("-p", "no:randomly", "-p", "no:cacheprovider")
+    result.stdout.fnmatch_lines(
+        ["*1 process(es) started by the tests outlived them:*", "*sleep 600*"]
+    )
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    pid = int(next(Path(pytester.path).rglob("pid")).read_text())
+    assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+
+
+def test_a_clean_run_passes(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(CONFTEST.read_text())
+    pytester.makepyfile(test_clean=CLEAN)
+    result = pytester.runpytest_subprocess("-p", "no:randomly", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.OK
+    assert "outlived" not in result.stdout.str()
