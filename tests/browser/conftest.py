@@ -23,11 +23,9 @@ from playwright.sync_api import (
     sync_playwright,
 )
 from playwright.sync_api import expect as pw_expect
-from sqlmodel import select
 
-from app import ledger
-from app.models import Database, User
 from tests.server.conftest import Server, start_server, stopped, unique_name
+from tests.server.tablekit import grant
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts" / "browser"
@@ -77,17 +75,6 @@ def chromium(driver: Playwright) -> Iterator[Browser]:
 def artifacts() -> Path:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     return ARTIFACTS
-
-
-def grant(server: Server, name: str, amount: int) -> None:
-    """Money for a test player, through the ledger like `svara admin balance grant` (C-0.1)."""
-    db = Database(f"sqlite:///{server.instance / 'svara.db'}")
-    try:
-        with db.session() as s:
-            user = s.exec(select(User).where(User.name == name)).one()
-            ledger.grant(s, user, amount, "browser test")
-    finally:
-        db.dispose()
 
 
 @dataclass

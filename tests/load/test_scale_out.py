@@ -29,14 +29,13 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from sqlmodel import select
 
 from app import ledger
 from app.lobby.service import create_table
-from app.models import Database, User
+from app.models import Database
 from app.shards import Shard
 from tests.server.conftest import WAIT, Browser, Server, start_server, unique_name
-from tests.server.tablekit import SCALE, SLOW_TIMERS, Player, everyone, play_hand
+from tests.server.tablekit import SCALE, SLOW_TIMERS, Player, everyone, grant, play_hand
 
 SEATED = 3
 MONEY = 1000
@@ -98,12 +97,6 @@ def postgres_server() -> Iterator[str]:
     finally:
         as_postgres(f"{tools}/pg_ctl", "-D", str(data), "-m", "immediate", "-w", "stop")
         shutil.rmtree(folder, ignore_errors=True)
-
-
-def grant(db: Database, name: str, amount: int) -> None:
-    with db.session() as s:
-        user = s.exec(select(User).where(User.name == name)).one()
-        ledger.grant(s, user, amount, "test")
 
 
 def test_two_processes_share_the_database_and_the_lobby_each_plays_its_own_tables(

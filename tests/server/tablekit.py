@@ -96,12 +96,17 @@ def new_table(server: Server, variant: str, seats: int | None = None, **rules: A
     return table_id
 
 
-def grant(server: Server, name: str, amount: int) -> None:
-    db = database(server)
-    with db.session() as s:
-        user = s.exec(select(User).where(User.name == name)).one()
-        ledger.grant(s, user, amount, "test")
-    db.dispose()
+def grant(where: Server | Database, name: str, amount: int) -> None:
+    """Money for a test player, through the ledger like `svara admin balance grant` (C-0.1),
+    in a server's database or in `where` itself."""
+    db = database(where) if isinstance(where, Server) else where
+    try:
+        with db.session() as s:
+            user = s.exec(select(User).where(User.name == name)).one()
+            ledger.grant(s, user, amount, "test")
+    finally:
+        if db is not where:
+            db.dispose()
 
 
 def fund_house(server: Server, amount: int) -> None:
