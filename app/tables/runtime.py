@@ -11,6 +11,10 @@ and `News` (watchers.py) and the viewer projection (view.py, a pure function of 
 hand, a timer's expiry — is decided here. Each change bumps `version` and sends every
 watcher his own state. Readers outside (the bots, the voice chat, the admin) get a
 `snapshot()` or a method, never the lock.
+
+Why ~500 lines: every public operation of a table is here, each short, because each takes
+the lock, may cross parts, and ends in one `_changed`; split over files, one table's order
+of events would have to be read in several places.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """What the server puts on the wire (docs/performance.md, «Sending the states»): `table:state` built
-once per version for what every viewer is told alike (app/tables/runtime.py `Told`), and text-only
+once per version for what every viewer is told alike (app/tables/view.py `Told`), and text-only
 Socket.IO packets encoded by orjson (app/wire.py). Neither may change what a client receives or
 learns, and a client that sends bytes anyway gets a clear refusal and changes nothing."""
 
