@@ -12,7 +12,7 @@ and sleeps come from the caller (`socketio.start_background_task`, `socketio.sle
 `VoiceHub` keeps each table's voice state (who joined, mic, listen) — the web process
 is its source of truth, so that the toggles survive a reconnect and an SFU restart.
 
-Why one module of ~540 lines: it is the web process's whole side of the SFU protocol
+Why one module of ~600 lines: it is the web process's whole side of the SFU protocol
 (docs/voice-protocol.md) — the process, its client and the state it re-sends after a
 restart — with no part of it used without the others.
 """

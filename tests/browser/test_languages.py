@@ -260,7 +260,7 @@ def test_bulgarian_lobby_table_and_rules_survive_a_reload(crowd: Crowd, artifact
 def test_install_settings_and_offline_pages_follow_the_language(
     web: Server, chromium: Browser, artifacts: Path, lang: str, label: str
 ) -> None:
-    """The pages a visitor meets before logging in — installing (seed 000's steps), the
+    """The pages a visitor meets before logging in — installing (C §9's steps), the
     settings, the offline page — speak the chosen language too, title included."""
     context = chromium.new_context(viewport=PHONE, locale="ru-RU", is_mobile=True)
     context.set_default_timeout(TIMEOUT_MS)

@@ -15,7 +15,7 @@ import requests
 from prometheus_client.parser import text_string_to_metric_families
 
 from app import create_app
-from tests.server.conftest import PASSWORD, WAIT, Browser, Server, start_server
+from tests.server.conftest import PASSWORD, WAIT, Browser, Server, start_server, stopped
 from tests.server.tablekit import SCALE, new_table, play_hand, refused, seat
 
 OUTSIDER = {"X-Forwarded-For": "203.0.113.7"}
@@ -53,8 +53,8 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         SVARA_TRUST_PROXY="1",
         SVARA_VOICE_ADDRESSES='["127.0.0.1"]',
     )
-    yield server
-    server.stop()
+    with stopped(server):
+        yield server
 
 
 def test_healthz_says_database_and_voice_are_fine(served: Server) -> None:

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from app.lobby.service import DEMO_NAME
-from tests.server.conftest import WAIT, Browser, Server, start_server, unique_name
+from tests.server.conftest import WAIT, Browser, Server, start_server, stopped, unique_name
 
 ROOT = Path(__file__).resolve().parents[2]
 #: What a fresh clone builds the wheel from (tests/, docs/ and benchmarks/ are not shipped).
@@ -83,8 +83,8 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, 
     server = start_server(
         elsewhere / "instance", "eventlet", svara=str(svara), cwd=elsewhere, PYTHONPATH=""
     )
-    yield svara, server
-    server.stop()
+    with stopped(server):
+        yield svara, server
 
 
 def test_the_wheel_imports_from_itself(installed: tuple[Path, Server]) -> None:
