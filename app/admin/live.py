@@ -2,8 +2,8 @@
 grant, a ban, a new table, a kick and a closed table.
 
 This is the one module of the admin that touches the live table runtime (app/tables/); it
-runs in the poller's task, in the app context, like a timer callback, and takes each
-table's lock as the runtime does.
+runs in the poller's task, in the app context, like a timer callback, and calls each
+table's methods (each takes the table's lock; the admin never does).
 """
 
 from __future__ import annotations
