@@ -173,7 +173,8 @@ class BotSeats:
     def _no_rake(self, live: LiveTable) -> None:
         """S-8.2: no rake at a table with a bot — the variant's `bots` rule, kept with the
         table (between hands: the hand in play keeps its rules)."""
-        if "bots" in live.variant.rules and not live.variant["bots"]:
+        variant = live.snapshot().variant
+        if "bots" in variant.rules and not variant["bots"]:
             live.set_rules({"bots": True})
 
     # --- bot users and their money ------------------------------------------------------
