@@ -16,7 +16,7 @@ import pytest
 from playwright.sync_api import Browser, Page, Playwright
 from playwright.sync_api import expect as pw_expect
 
-from tests.server.conftest import Server, start_server
+from tests.server.conftest import Server, start_server, stopped
 from tests.server.test_serve_voice import admin
 
 from .conftest import CHROMIUM, DESKTOP, PASSWORD, Crowd, Player
@@ -80,8 +80,8 @@ def voice_web(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         "eventlet",
         SVARA_VOICE_ADDRESSES='["127.0.0.1"]',
     )
-    yield server
-    server.stop()
+    with stopped(server):
+        yield server
 
 
 @pytest.fixture(scope="module")

@@ -22,8 +22,10 @@ def scheduler() -> Iterator[Scheduler]:
     app = Flask(__name__)
     running = Scheduler(SocketIO(app, async_mode="threading"), scale=0.01, context=app.app_context)
     running.start()
-    yield running
-    running.stop()
+    try:
+        yield running
+    finally:
+        running.stop()
 
 
 def recorder(fired: list[str], done: threading.Event) -> Callable[[str], Callable[[], None]]:
