@@ -3,7 +3,7 @@
 
 A change to app/models needs a new revision: `.venv/bin/python -m app.migrations revision
 "what changed"` writes one by comparing the models with a scratch database at head;
-tests/server/test_schema.py fails while the models and the revisions disagree.
+tests/server/models/test_schema.py fails while the models and the revisions disagree.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from playwright.sync_api import Browser, Page, Playwright
 from playwright.sync_api import expect as pw_expect
 
 from tests.server.conftest import Server, start_server, stopped
-from tests.server.test_serve_voice import admin
+from tests.server.voice.test_serve_voice import admin
 
 from .conftest import CHROMIUM, DESKTOP, PASSWORD, Crowd, Player
 

@@ -1,6 +1,6 @@
 """Many `kill -9` at random moments (C-8.5).
 
-tests/server/test_table_recovery.py kills the server once, at a chosen point of a hand. Here
+tests/server/tables/test_table_recovery.py kills the server once, at a chosen point of a hand. Here
 one instance folder lives through ROUNDS kills while three tables (one per game) play on:
 each round plays a random number of decisions, then sends a decision or a round of «Готов»
 without waiting for its answer and kills the server after a random number of the updates

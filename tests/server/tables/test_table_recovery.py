@@ -13,9 +13,8 @@ from app import ledger
 from app.engine import handfile
 from app.engine.handfile import replay_record
 from app.models import HandRecord, Table
-
-from .conftest import ASYNC_MODES, Server
-from .tablekit import (
+from tests.server.conftest import ASYNC_MODES, Server
+from tests.server.tablekit import (
     SLOW_TIMERS,
     Player,
     balances,

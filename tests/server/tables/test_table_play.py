@@ -7,9 +7,8 @@ import random
 import pytest
 
 from app.engine import handfile
-
-from .conftest import Server
-from .tablekit import (
+from tests.server.conftest import Server
+from tests.server.tablekit import (
     Player,
     balances,
     books,

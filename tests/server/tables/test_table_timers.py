@@ -6,8 +6,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from .conftest import Server
-from .tablekit import (
+from tests.server.conftest import Server
+from tests.server.tablekit import (
     FAST,
     Player,
     balances,

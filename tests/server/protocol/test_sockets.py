@@ -8,8 +8,7 @@ import socketio
 from sqlalchemy import update
 
 from app.models import Database, User
-
-from .conftest import WAIT, Browser, Client, Server, unique_name
+from tests.server.conftest import WAIT, Browser, Client, Server, unique_name
 
 
 def test_a_socket_without_a_session_is_refused(server: Server) -> None:

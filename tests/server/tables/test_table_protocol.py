@@ -5,8 +5,17 @@ from __future__ import annotations
 
 import random
 
-from .conftest import Browser, Server
-from .tablekit import Player, books, everyone, grant, new_table, play_hand, refused, seat
+from tests.server.conftest import Browser, Server
+from tests.server.tablekit import (
+    Player,
+    books,
+    everyone,
+    grant,
+    new_table,
+    play_hand,
+    refused,
+    seat,
+)
 
 
 def started(server: Server, count: int = 3, variant: str = "classic") -> list[Player]:

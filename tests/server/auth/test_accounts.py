@@ -11,8 +11,7 @@ from sqlmodel import select
 
 from app import ledger
 from app.models import Database, User
-
-from .conftest import WAIT, Browser, Client, Server, unique_name
+from tests.server.conftest import WAIT, Browser, Client, Server, unique_name
 
 
 @pytest.fixture

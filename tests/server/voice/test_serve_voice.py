@@ -23,8 +23,7 @@ import requests
 
 from app.tls import CERT_FILE, generate
 from app.voice import SfuClient, socket_path
-
-from .conftest import (
+from tests.server.conftest import (
     ASYNC_MODES,
     SVARA,
     WAIT,
@@ -36,7 +35,7 @@ from .conftest import (
     stopped,
     unique_name,
 )
-from .tablekit import new_table
+from tests.server.tablekit import new_table
 
 VOICE_ENV = {"SVARA_VOICE_ADDRESSES": '["127.0.0.1"]'}
 RESTARTING = "voice is restarting"

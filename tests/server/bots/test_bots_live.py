@@ -19,8 +19,8 @@ from sqlmodel import select
 from app.lobby.service import create_table
 from app.models import HandRecord, Table, User
 
-from .conftest import ASYNC_MODES, WAIT, Server, start_server, stopped
-from .tablekit import (
+from ..conftest import ASYNC_MODES, WAIT, Server, start_server, stopped
+from ..tablekit import (
     SLOW_TIMERS,
     Player,
     admin,

@@ -1,7 +1,7 @@
 """The bot seats' plumbing (docs/rules.md, «Bots»): a state handed to a bot's listener becomes a
 scheduled answer after its thinking delay; other events and bots that left schedule nothing. (That
 the runtime hands a listener its watcher's events instead of Socket.IO is
-tests/server/test_table_seams.py.)"""
+tests/server/tables/test_table_seams.py.)"""
 
 from __future__ import annotations
 
