@@ -11,7 +11,8 @@ from sqlmodel import select
 
 from app import ledger
 from app.models import Database, User
-from tests.server.conftest import WAIT, Browser, Client, Server, unique_name
+
+from ..conftest import WAIT, Browser, Client, Server, unique_name
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.server.conftest import WAIT, Browser, Server, unique_name
+from ..conftest import WAIT, Browser, Server, unique_name
 
 PASSWORD = "correct horse"
 

@@ -14,8 +14,9 @@ from sqlmodel import select
 
 from app.chat import PHRASES
 from app.models import ChatLine
-from tests.server.conftest import ASYNC_MODES, Browser, Client, Server, start_server, unique_name
-from tests.server.tablekit import SCALE, Player, close_in_db, database, new_table, refused
+
+from ..conftest import ASYNC_MODES, Browser, Client, Server, start_server, unique_name
+from ..tablekit import SCALE, Player, close_in_db, database, new_table, refused
 
 KEEP = 3  # CHAT_KEEP for these servers: fewer lines than are said, so «the last N» shows
 

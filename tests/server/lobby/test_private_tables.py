@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tests.server.conftest import WAIT, Browser, Client, Server, unique_name
+from ..conftest import WAIT, Browser, Client, Server, unique_name
 
 ROW = re.compile(r'<li class="private-row" data-table-id="(\d+)">.*?value="([^"]+)"', re.S)
 MISSING = 10**9  # no table has this id

@@ -8,7 +8,8 @@ import socketio
 from sqlalchemy import update
 
 from app.models import Database, User
-from tests.server.conftest import WAIT, Browser, Client, Server, unique_name
+
+from ..conftest import WAIT, Browser, Client, Server, unique_name
 
 
 def test_a_socket_without_a_session_is_refused(server: Server) -> None:

@@ -12,9 +12,10 @@ import psutil
 import pytest
 
 from tests.conftest import leftovers
-from tests.server import conftest
-from tests.server.conftest import WAIT, Server, start_server
-from tests.server.voice.test_serve_voice import VOICE_ENV
+
+from .. import conftest
+from ..conftest import WAIT, Server, start_server
+from ..voice.test_serve_voice import VOICE_ENV
 
 
 def with_sfu(server: Server) -> list[psutil.Process]:

@@ -19,7 +19,8 @@ from sqlmodel import select
 from app import migrations
 from app.lobby.service import DEMO_NAME
 from app.models import Database, Table, User
-from tests.server.conftest import ASYNC_MODES, PASSWORD, SVARA, WAIT, Browser, start_server
+
+from ..conftest import ASYNC_MODES, PASSWORD, SVARA, WAIT, Browser, start_server
 
 
 @pytest.mark.parametrize("async_mode", ASYNC_MODES)

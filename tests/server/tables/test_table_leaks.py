@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from tests.server.conftest import Server
-from tests.server.tablekit import Player, everyone, hands, new_table, play_hand, seat
+from ..conftest import Server
+from ..tablekit import Player, everyone, hands, new_table, play_hand, seat
 
 
 def dealt(deal: dict[str, Any]) -> list[str]:

@@ -7,8 +7,9 @@ import random
 import pytest
 
 from app.engine import handfile
-from tests.server.conftest import Server
-from tests.server.tablekit import (
+
+from ..conftest import Server
+from ..tablekit import (
     Player,
     balances,
     books,

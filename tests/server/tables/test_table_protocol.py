@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import random
 
-from tests.server.conftest import Browser, Server
-from tests.server.tablekit import (
+from ..conftest import Browser, Server
+from ..tablekit import (
     Player,
     books,
     everyone,

@@ -13,8 +13,9 @@ from app import ledger
 from app.engine import handfile
 from app.engine.handfile import replay_record
 from app.models import HandRecord, Table
-from tests.server.conftest import ASYNC_MODES, Server
-from tests.server.tablekit import (
+
+from ..conftest import ASYNC_MODES, Server
+from ..tablekit import (
     SLOW_TIMERS,
     Player,
     balances,

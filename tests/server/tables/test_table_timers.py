@@ -6,8 +6,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from tests.server.conftest import Server
-from tests.server.tablekit import (
+from ..conftest import Server
+from ..tablekit import (
     FAST,
     Player,
     balances,

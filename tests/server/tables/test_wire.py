@@ -17,8 +17,9 @@ from hypothesis import strategies as st
 from socketio import packet
 
 from app.wire import WirePacket
-from tests.server.conftest import Server, unique_name
-from tests.server.tablekit import Player, choose, new_table, seat, whose_turn
+
+from ..conftest import Server, unique_name
+from ..tablekit import Player, choose, new_table, seat, whose_turn
 
 PROTOCOL = Path(__file__).parents[3] / "docs" / "protocol.md"
 OWN = ("you", "hand", "news")  # the parts of a viewer's state that are his own

@@ -23,7 +23,8 @@ import requests
 
 from app.tls import CERT_FILE, generate
 from app.voice import SfuClient, socket_path
-from tests.server.conftest import (
+
+from ..conftest import (
     ASYNC_MODES,
     SVARA,
     WAIT,
@@ -35,7 +36,7 @@ from tests.server.conftest import (
     stopped,
     unique_name,
 )
-from tests.server.tablekit import new_table
+from ..tablekit import new_table
 
 VOICE_ENV = {"SVARA_VOICE_ADDRESSES": '["127.0.0.1"]'}
 RESTARTING = "voice is restarting"

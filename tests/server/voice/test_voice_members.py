@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from tests.server.conftest import ASYNC_MODES, Server, start_server, stopped
-from tests.server.tablekit import Player, new_table, seat
-from tests.server.voice.test_serve_voice import VOICE_ENV, join_voice, member, unread
+from ..conftest import ASYNC_MODES, Server, start_server, stopped
+from ..tablekit import Player, new_table, seat
+from ..voice.test_serve_voice import VOICE_ENV, join_voice, member, unread
 
 REFUSED = {"ok": False, "error": "voice is for the players seated at the table"}
 
