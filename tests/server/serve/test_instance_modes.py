@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import ASYNC_MODES, Server, start_server
+from ..conftest import ASYNC_MODES, Server, start_server
 
 PRIVATE = ("svara.db", "svara.db-wal", "svara.db-shm", "secret_key", "tls-key.pem")
 

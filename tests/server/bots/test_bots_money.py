@@ -18,8 +18,8 @@ from app.bots.seats import ROSTER
 from app.lobby.service import create_table
 from app.models import User
 
-from .conftest import ASYNC_MODES, Server, unique_name
-from .tablekit import (
+from ..conftest import ASYNC_MODES, Server, unique_name
+from ..tablekit import (
     SLOW_TIMERS,
     Player,
     admin,

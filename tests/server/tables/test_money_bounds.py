@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from .conftest import WAIT, Server, unique_name
-from .tablekit import (
+from ..conftest import WAIT, Server, unique_name
+from ..tablekit import (
     Player,
     balances,
     books,
