@@ -14,7 +14,7 @@ may keep the accounts of a hand's parties from one action to the next (`post(par
 Everything here works inside a caller's session (`with get_db().session() as s:`), so the
 runtime can commit an applied action and its payments together (C-0.3).
 
-Why one module of ~500 lines: every way money moves (grants, antes and bets, stacks,
+Why one module of ~600 lines: every way money moves (grants, antes and bets, stacks,
 refunds, practice chips) and the audit that checks them (`verify`) stay side by side, so
 that one reading shows that money is never created or lost.
 """
