@@ -14,7 +14,7 @@ import requests
 from app import ROOT
 from app.tls import CERT_FILE
 
-from .conftest import WAIT, Browser, Server, start_server, unique_name
+from ..conftest import WAIT, Browser, Server, start_server, stopped, unique_name
 
 PAGES = ["/login", "/register", "/rules", "/install", "/offline", "/", "/settings"]
 
@@ -51,8 +51,8 @@ def test_every_page_has_the_headers_and_no_hsts_over_http(server: Server) -> Non
 @pytest.fixture
 def tls_server(tmp_path: Path) -> Iterator[Server]:
     server = start_server(tmp_path / "instance", "eventlet", "--tls", SVARA_VOICE="false")
-    yield server
-    server.stop()
+    with stopped(server):
+        yield server
 
 
 def test_under_tls_the_cookie_is_secure_and_hsts_is_sent(tls_server: Server) -> None:

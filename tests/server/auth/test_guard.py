@@ -24,9 +24,9 @@ from requests.adapters import HTTPAdapter
 from app.protocol import Budget
 from rtc.client import Participant
 
-from .conftest import ASYNC_MODES, WAIT, Browser, Client, Server, start_server, unique_name
-from .tablekit import SCALE, Player, new_table, seat
-from .test_serve_voice import join_voice
+from ..conftest import ASYNC_MODES, WAIT, Browser, Client, Server, start_server, unique_name
+from ..tablekit import SCALE, Player, new_table, seat
+from ..voice.test_serve_voice import join_voice
 
 SLOW_HASH = json.dumps({"time_cost": 40})  # a wrong login takes seconds, not tenths
 
@@ -52,9 +52,11 @@ def serve(tmp_path: Path) -> Iterator[Any]:
         started.append(start_server(tmp_path / f"i{len(started)}", async_mode, **env))
         return started[-1]
 
-    yield run
-    for server in started:
-        server.stop()
+    try:
+        yield run
+    finally:
+        for server in started:
+            server.stop()
 
 
 def refused_with(answer: requests.Response, key: str) -> int:
