@@ -91,9 +91,39 @@ export function decisions(view) {
 }
 
 /** A player's choice, not something the table did for him: a hand opening by itself at the
- * showdown (S-6.2) or a showdown without «Показать» (B-3.2) is not one. */
+ * showdown (S-6.2), a showdown without «Показать» (B-3.2) or the table cooking a tie (C-5.4,
+ * no player) is not one. */
 function isDecision(game, e) {
-  return DECISIONS.has(e.kind) && !e.by_itself && (e.kind !== "show" || gameOf(game).showIsDecision);
+  return Boolean(e.player) && DECISIONS.has(e.kind) && !e.by_itself && (e.kind !== "show" || gameOf(game).showIsDecision);
+}
+
+/** A decision the server took for a player whose timer ran out (C-1.7, S-3.4, B-1.5). */
+function timedOut(e) {
+  return e.timeout === true || e.reason === "timeout";
+}
+
+/** The last decision of each player as his bubble says it: the word, «(время вышло)» when
+ * his timer made it, and «Упал после просмотра» for the loser of a look (C-4.11). */
+export function lastWords(view, t) {
+  const out = new Map();
+  let lapsed = null; // svara32 and shaha36 announce a timeout before the decision it makes
+  for (const e of view?.events || []) {
+    if (e.kind === "look" && e.loser) {
+      out.set(e.player, actionLabel(view.game, { do: "look" }, t));
+      out.set(e.loser, t("look_lost"));
+      continue;
+    }
+    if (!isDecision(view.game, e)) continue;
+    if (e.kind === "timeout") {
+      lapsed = e.player;
+      out.set(e.player, t("timeout"));
+      continue;
+    }
+    const label = actionLabel(view.game, { do: e.kind, to: e.to, deal: e.deal }, t);
+    out.set(e.player, timedOut(e) || lapsed === e.player ? t("by_timeout", { label }) : label);
+    lapsed = null;
+  }
+  return out;
 }
 
 /** What a hand shown at showdown is worth: the view's own (shaha36) or the showdown event's
@@ -126,21 +156,56 @@ export function payees(e) {
 }
 
 /** A decision as the log shows it: the variant's word, the level it went to where the word
- * does not say it, and what it cost. */
+ * does not say it (never a level of 0: svara32's call of nothing), and what it cost. */
 function decisionText(game, e, t) {
+  if (e.kind === "look" && e.loser) {
+    const text = t(e.tie ? "ev.look_tie" : "ev.look", { player: e.player, target: e.target, loser: e.loser });
+    return text + priceSuffix({ price: e.amount }, text);
+  }
   let label = actionLabel(game, { do: e.kind, to: e.to, deal: e.deal }, t);
-  if (e.to != null && !gameOf(game).wordSaysLevel && !label.endsWith(` ${e.to}`)) label += ` ${e.to}`;
-  return `${e.player}: ${label}${priceSuffix({ price: e.amount }, label)}`;
+  if (e.to && !gameOf(game).wordSaysLevel && !label.endsWith(` ${e.to}`)) label += ` ${e.to}`;
+  label += priceSuffix({ price: e.amount ?? e.fee }, label);
+  return `${e.player}: ${timedOut(e) ? t("by_timeout", { label }) : label}`;
 }
 
-function eventText(game, e, t) {
+const names = (list) => (list || []).join(", ");
+
+/** What a shown hand is worth, as the showdown says it: points (or «абсолютный расклад») and
+ * the hand's name where the engine gives one (S-2.7). */
+function pointsText(e, t) {
+  const shown = e.points === null ? t("absolute") : String(e.points).replace(".", ",");
+  return e.label ? `${shown} · ${t(e.label)}` : shown;
+}
+
+/** The table's own events (not decisions): each kind in words, by what it carries. */
+const EVENT_WORDS = {
+  ante: (e, t) => (e.player ? t("ev.ante_player", { player: e.player, amount: e.amount }) : t("ev.ante", { amount: e.amount })),
+  award: (e, t) => payees(e).map(([name, amount]) => t("ev.award", { player: name, amount: amount ?? "" })).join(", "),
+  cards: (e, t) => t("ev.cards", { cards: names(e.cards) }),
+  look_cards: (e, t) => t("ev.look_cards", { cards: Object.entries(e.cards || {}).map(([n, c]) => `${n} ${c.join(" ")}`).join("; ") }),
+  show: (e, t) => ("points" in e ? t("ev.show_points", { player: e.player, points: pointsText(e, t) }) : t("ev.show", { player: e.player })),
+  split: (e, t) => {
+    const who = payees(e).map(([name, amount]) => (amount == null ? name : `${name} ${money(amount)}`));
+    return who.length ? t("ev.split_among", { amounts: who.join(", ") }) : t("ev.split");
+  },
+  svara: (e, t) => (e.fee ? t("ev.svara_fee", { fee: e.fee }) : t("ev.svara")),
+  svara_entry: (e, t) => (e.joined?.length ? t("ev.svara_entry", { players: names(e.joined) }) : t("ev.svara_entry_none")),
+  vote_cancelled: (e, t) => t(e.why === "timeout" ? "ev.vote_timeout" : "ev.vote_cancelled"),
+  no_betting: (e, t) => t("ev.no_betting", { players: names(e.players) }),
+  tie: (e, t) => t("ev.tie", { players: names(e.players) }),
+  svara_limit: (e, t) => t("ev.svara_limit", { svaras: e.svaras }),
+};
+EVENT_WORDS.win = EVENT_WORDS.award;
+
+/** One event of the hand in the page's words; "" for a kind this page has no words for
+ * (tests/browser/test_words.py renders every kind the engines emit). */
+export function eventText(game, e, t) {
   if (isDecision(game, e)) return decisionText(game, e, t);
-  if (e.kind === "award" || e.kind === "win") {
-    return payees(e).map(([name, amount]) => t("ev.award", { player: name, amount })).join(", ");
-  }
+  const own = EVENT_WORDS[e.kind];
+  if (own) return own(e, t);
   const key = `ev.${e.kind}`;
-  const text = t(key, { player: e.player, amount: e.amount ?? e.pot ?? "" });
-  return text === key ? [e.player, e.kind].filter(Boolean).join(": ") : text;
+  const text = t(key, { player: e.player ?? "", amount: e.amount ?? e.pot ?? "" });
+  return text === key ? "" : text;
 }
 
 function ring(deadline, now) {
@@ -222,8 +287,7 @@ export function renderFelt(state, ctx) {
   const seats = rotateSeats(state.seats, state.me);
   const pos = seatPositions(seats.length);
   const players = playersByName(view);
-  const lastBy = new Map();
-  for (const e of decisions(view)) lastBy.set(e.player, actionLabel(view.game, { do: e.kind, to: e.to, deal: e.deal }, t));
+  const lastBy = lastWords(view, t);
   const last3 = decisions(view).slice(-3).map((e) => `<li>${esc(eventText(view.game, e, t))}</li>`).join("");
   const seatHtmls = seats.map((s, k) => seatHtml(s, pos[k], k, state, ctx, players, s && lastBy.get(s.name))).join("");
   const centre =
@@ -379,7 +443,8 @@ export function renderHistory(state, ctx) {
   const { view } = state;
   const events = view?.events || [];
   if (!events.length) return `<p class="empty">${ctx.t("no_history")}</p>`;
-  return `<ol class="history-list">${events.map((e) => `<li class="ev-${esc(e.kind)}">${esc(eventText(view.game, e, ctx.t))}</li>`).join("")}</ol>`;
+  const lines = events.map((e) => [e, eventText(view.game, e, ctx.t)]).filter(([, text]) => text);
+  return `<ol class="history-list">${lines.map(([e, text]) => `<li class="ev-${esc(e.kind)}">${esc(text)}</li>`).join("")}</ol>`;
 }
 
 /** Banners that a new event raises: «СВАРА!», «Игроки поделили банк», «Смотрят карты». */
