@@ -241,6 +241,8 @@ function seatHtml(seat, pos, k, state, ctx, players, last) {
   if (seat.connected === false) classes.push("away");
   if (seat.bot) classes.push("bot");
   if (ctx.speaking?.has(seat.name)) classes.push("speaking");
+  const won = state.won?.get(seat.name);
+  if (won !== undefined) classes.push("winner");
   const marks = [];
   if (seat.bot) marks.push(`<span class="mark bot" title="${t("bot_title")}">${t("bot_mark")}</span>`);
   if (view && view.dealer === seat.name) marks.push(`<span class="mark dealer" title="${t("dealer_title")}">${t("dealer_mark")}</span>`);
@@ -254,6 +256,7 @@ function seatHtml(seat, pos, k, state, ctx, players, last) {
   if (voice?.mic) marks.push(`<span class="mark voice" title="${t("in_voice")}">${ICON_MIC}</span>`);
   if (voice && !voice.mic) marks.push(`<span class="mark muted" title="${t("mic_off")}">${ICON_MIC_OFF}</span>`);
   if (voice && !voice.listen) marks.push(`<span class="mark deaf" title="${t("listen_off")}">${ICON_LISTEN_OFF}</span>`);
+  if (won) marks.push(`<span class="mark won">+${money(won)}</span>`);
   if (between && seat.ready) marks.push(`<span class="mark ready">${t("ready")}</span>`);
   if (between && seat.skipping) marks.push(`<span class="mark skip">${t("skipping")}</span>`);
   const money_ = p ? p.balance : seat.balance;
@@ -288,6 +291,7 @@ export function renderFelt(state, ctx) {
   const pos = seatPositions(seats.length);
   const players = playersByName(view);
   const lastBy = lastWords(view, t);
+  state = { ...state, won: outcome(view) };
   const last3 = decisions(view).slice(-3).map((e) => `<li>${esc(eventText(view.game, e, t))}</li>`).join("");
   const seatHtmls = seats.map((s, k) => seatHtml(s, pos[k], k, state, ctx, players, s && lastBy.get(s.name))).join("");
   const centre =
@@ -301,7 +305,13 @@ export function renderFelt(state, ctx) {
   const queue = state.queue
     ? `<div class="queue">${t("queue", { n: state.queue })}${state.myQueue ? ` · ${t("my_place", { n: state.myQueue })}` : ""}</div>`
     : "";
-  const banner = ctx.banner ? `<div class="banner ${ctx.banner.kind}" role="status">${esc(ctx.banner.text)}</div>` : "";
+  const b = ctx.banner;
+  const banner = b
+    ? `<div class="banner ${b.kind}" role="status"><b class="banner-text">${esc(b.text)}</b>` +
+      (b.cards?.length ? `<span class="banner-cards">${b.cards.map((c) => cardHtml(c, { lang: ctx.lang })).join("")}</span>` : "") +
+      (b.detail ? `<span class="banner-detail">${esc(b.detail)}</span>` : "") +
+      `</div>`
+    : "";
   const kind = table.game ? t(`game.${table.game}`) : "";
   const caption = `<p class="caption" aria-hidden="true"><b>${esc(table.name)}</b><br>${esc(kind)}</p>`;
   return `<div class="oval game-${esc(table.game)}"><div class="felt-inner">${centre}</div></div>${seatHtmls}${banner}${queue}${caption}`;
@@ -447,15 +457,54 @@ export function renderHistory(state, ctx) {
   return `<ol class="history-list">${lines.map(([e, text]) => `<li class="ev-${esc(e.kind)}">${esc(text)}</li>`).join("")}</ol>`;
 }
 
-/** Banners that a new event raises: «СВАРА!», «Игроки поделили банк», «Смотрят карты». */
-export function bannerFor(event, t, game) {
-  if (event.kind === "svara") return { kind: "svara", text: t("banner_svara") };
-  if (event.kind === "split" || (event.kind === "agree" && event.deal === "split")) return { kind: "split", text: t("banner_split") };
+/** Who took money in this deal, and how much (award, win and split events since the last
+ * deal): their seats are highlighted until the next hand. */
+export function outcome(view) {
+  const events = view?.events || [];
+  const since = events.map((e) => e.kind).lastIndexOf("deal");
+  const out = new Map();
+  for (const e of events.slice(since + 1)) {
+    if (!["award", "win", "split"].includes(e.kind)) continue;
+    for (const [name, amount] of payees(e)) out.set(name, (out.get(name) ?? 0) + (amount ?? 0));
+  }
+  return out;
+}
+
+/** The hand a player won with, as the showdown showed it: its cards and its points (with
+ * the hand's name where the engine gives one, S-2.7); null when nobody saw it (a win by
+ * the others folding). */
+export function winningHand(view, name, t) {
+  const events = [...(view?.events || [])].reverse();
+  const shown = events.find((e) => e.kind === "show" && e.player === name && e.cards);
+  if (shown) return { cards: shown.cards, points: pointsText(shown, t) };
+  const showdown = events.find((e) => e.kind === "showdown" && e.hands?.[name]);
+  if (showdown) return { cards: showdown.hands[name].cards, points: pointsText(showdown.hands[name], t) };
+  const p = playersByName(view).get(name);
+  const score = p && showdownScore(view, p, t);
+  return score && p.cards?.every(Boolean) ? { cards: p.cards, points: score } : null;
+}
+
+/** Banners that a new event raises: «СВАРА!», «Игроки поделили банк», «Смотрят карты», the
+ * winner with his hand. `ms`: how long it stays, long enough to read what it says. */
+export function bannerFor(event, t, view) {
+  const game = view?.game;
+  if (event.kind === "svara") {
+    const tied = event.tied || event.players || [];
+    const detail = [tied.length ? t("ev.tie", { players: names(tied) }) : "", event.fee ? t("svara_fee", { fee: event.fee }) : ""];
+    return { kind: "svara", text: t("banner_svara"), detail: detail.filter(Boolean).join(" · "), ms: 4000 };
+  }
+  if (event.kind === "split" || (event.kind === "agree" && event.deal === "split")) {
+    const shares = event.kind === "split" ? payees(event).map(([name, amount]) => (amount == null ? name : `${name} ${money(amount)}`)) : [];
+    return { kind: "split", text: t("banner_split"), detail: shares.join(", "), ms: 4500 };
+  }
   // Only a look that compares two hands in front of everyone is a banner (C-4.11).
-  if (gameOf(game).lookBanner && (event.kind === "look" || event.kind === "look_result")) return { kind: "look", text: t("banner_look") };
+  if (gameOf(game).lookBanner && (event.kind === "look" || event.kind === "look_result")) {
+    return { kind: "look", text: t("banner_look"), detail: event.loser ? t("look_lost_of", { name: event.loser }) : "", ms: 3000 };
+  }
   if (event.kind === "win" || event.kind === "award") {
     const [[name, amount] = ["", ""]] = payees(event);
-    return { kind: "win", text: t("banner_win", { name, amount: amount ?? "" }) };
+    const hand = winningHand(view, name, t);
+    return { kind: "win", text: t("banner_win", { name, amount: amount ?? "" }), cards: hand?.cards, detail: hand?.points ?? "", ms: 5000 };
   }
   return null;
 }

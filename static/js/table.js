@@ -74,7 +74,7 @@ function showBanner(banner) {
   bannerTimer = setTimeout(() => {
     local.banner = null;
     draw();
-  }, 2600);
+  }, banner.ms ?? 2600);
 }
 
 // --- effects: what changed between two views ------------------------------------------------
@@ -116,7 +116,7 @@ function effects(before, after, news) {
   const up = (v) => (v?.players.find((p) => p.name === state.me)?.cards || []).filter(Boolean).length;
   local.upBefore = sameHand && !local.fresh.has(state.me) ? up(before) : 3;
   for (const e of news) {
-    const banner = bannerFor(e, t, after.game);
+    const banner = bannerFor(e, t, after);
     if (banner) {
       showBanner(banner);
       play(banner.kind === "svara" ? "svara" : banner.kind === "win" ? "win" : "chip", settings);

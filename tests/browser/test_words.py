@@ -42,8 +42,8 @@ RENDER = """async ([cases, langs]) => {
       const lines = [...doc.querySelectorAll(".bubble, .last3 li, .history-list li")]
         .map((el) => el.textContent);
       for (const e of view.events) {
-        const banner = bannerFor(e, t, view.game);
-        if (banner) lines.push(banner.text);
+        const banner = bannerFor(e, t, view);
+        if (banner) lines.push(banner.text, ...(banner.detail ? [banner.detail] : []));
       }
       out.push({ lang, lines, missing: [...missing] });
     }
