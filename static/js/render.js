@@ -40,15 +40,53 @@ const ICON_MIC_OFF =
 const ICON_LISTEN_OFF =
   '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M4 9h4l5-4v14l-5-4H4z"/><path d="M4 4l16 16"/></svg>';
 
-/** Seat positions (percent of the felt box) for `n` seats, the viewer's at the bottom. */
-export function seatPositions(n) {
-  const out = [];
-  for (let i = 0; i < n; i++) {
-    const a = Math.PI / 2 + (2 * Math.PI * i) / n; // clockwise on screen from the bottom
-    const x = 50 + 47 * Math.cos(a);
-    const y = 50 + 44 * Math.sin(a);
-    out.push({ x: Math.min(86, Math.max(14, x)), y: Math.min(90, Math.max(13, y)) });
+/** Seat places (percent of the felt box) for `n` seats, the viewer's at the bottom centre,
+ * each with the side its shown cards hang to, towards the table: `down` and `up` under or
+ * over the avatar, `left`/`right` for a seat on the left or right side (cards beside it).
+ * `wide`: the desktop's oval, players spread all around it; else the phone's portrait felt,
+ * the others in two columns and one at the top, their cards under them. */
+export function seatPositions(n, wide = true) {
+  return wide ? ovalPlaces(n) : columnPlaces(n);
+}
+
+/** Evenly along the oval's rim (by length, not angle: a wide oval's angles would bunch the
+ * players at its ends), from the bottom centre clockwise. The felt is about twice as wide as
+ * it is high on a desktop. */
+function ovalPlaces(n) {
+  const rx = 2;
+  const ry = 1;
+  const steps = 720;
+  const rim = [];
+  let length = 0;
+  for (let i = 0; i <= steps; i++) {
+    const a = Math.PI / 2 + (2 * Math.PI * i) / steps;
+    const pt = { c: Math.cos(a), s: Math.sin(a) };
+    if (i) length += Math.hypot(rx * (pt.c - rim[i - 1].c), ry * (pt.s - rim[i - 1].s));
+    rim.push({ ...pt, at: length });
   }
+  const out = [];
+  let j = 0;
+  for (let k = 0; k < n; k++) {
+    while (rim[j].at < (length * k) / n) j++;
+    const { c, s } = rim[j];
+    const x = 50 + 42 * c;
+    const y = Math.min(84, Math.max(10, 50 + 40 * s));
+    const side = Math.abs(c) > 0.5 ? (c < 0 ? "left" : "right") : null;
+    out.push({ x, y, hang: k === 0 ? "none" : side || (s < 0 ? "down" : "up") });
+  }
+  return out;
+}
+
+/** The phone: the others up the left column, across the top, down the right one. */
+function columnPlaces(n) {
+  const others = n - 1;
+  const top = others % 2 === 1 ? 1 : 0;
+  const k = (others - top) / 2; // seats per column
+  const ys = { 0: [], 1: [34], 2: [12, 44], 3: [3, 30, 57] }[k];
+  const out = [{ x: 50, y: 80, hang: "none" }];
+  for (let i = k - 1; i >= 0; i--) out.push({ x: 15, y: ys[i], hang: "down" });
+  if (top) out.push({ x: 50, y: 3, hang: "down" });
+  for (let i = 0; i < k; i++) out.push({ x: 85, y: ys[i], hang: "down" });
   return out;
 }
 
@@ -220,11 +258,17 @@ function ring(deadline, now) {
   );
 }
 
+/** A seat's place: the oval's (desktop) and the columns' (phone) as custom properties that
+ * table.css picks between by the felt's shape. */
+function placeStyle(wide, narrow) {
+  return `--x:${wide.x}%;--y:${wide.y}%;--px:${narrow.x}%;--py:${narrow.y}%`;
+}
+
 function seatHtml(seat, pos, k, state, ctx, players, last) {
   const { t, now } = ctx;
   const { view, me, deadlines } = state;
   if (!seat) {
-    return `<div class="seat empty" style="left:${pos.x}%;top:${pos.y}%"><div class="plate">${t("free_seat")}</div></div>`;
+    return `<div class="seat empty" style="${placeStyle(pos.wide, pos.narrow)}"><div class="plate">${t("free_seat")}</div></div>`;
   }
   const p = players.get(seat.name);
   const mine = seat.name === me;
@@ -232,9 +276,11 @@ function seatHtml(seat, pos, k, state, ctx, players, last) {
   // whoever has not answered yet (C-1.3, S-1.6).
   const between = !view || state.phase !== "playing";
   const turn = awaiting(view).has(seat.name) || Boolean(between && deadlines?.[seat.name]);
-  const classes = ["seat", `pos-${k}`];
-  if (pos.y < 30) classes.push("top"); // its bubble goes below: nothing above the felt
-  if (pos.x > 60) classes.push("right"); // its cards go left, towards the table
+  // Where its cards hang (towards the table) and which side its bubble leans to, on the
+  // desktop's oval and on the phone's columns.
+  const classes = ["seat", `pos-${k}`, `hang-${pos.wide.hang}`];
+  if (pos.wide.x > 55) classes.push("w-r");
+  if (pos.narrow.x > 55) classes.push("n-r");
   if (mine) classes.push("me");
   if (turn) classes.push("turn");
   if (p) classes.push(`state-${p.state}`);
@@ -244,9 +290,12 @@ function seatHtml(seat, pos, k, state, ctx, players, last) {
   const won = state.won?.get(seat.name);
   if (won !== undefined) classes.push("winner");
   const marks = [];
+  // The dealer and dark marks sit on the avatar's lower corners, the countdown on its upper
+  // right: none hides another.
+  const badges = [];
+  if (view && view.dealer === seat.name) badges.push(`<span class="mark dealer" title="${t("dealer_title")}">${t("dealer_mark")}</span>`);
+  if (p?.dark) badges.push(`<span class="mark dark" title="${t("dark_title")}">${t("dark_mark")}</span>`);
   if (seat.bot) marks.push(`<span class="mark bot" title="${t("bot_title")}">${t("bot_mark")}</span>`);
-  if (view && view.dealer === seat.name) marks.push(`<span class="mark dealer" title="${t("dealer_title")}">${t("dealer_mark")}</span>`);
-  if (p?.dark) marks.push(`<span class="mark dark" title="${t("dark_title")}">${t("dark_mark")}</span>`);
   if (p?.looked && gameOf(view?.game).looksMark) marks.push(`<span class="mark looked">${t("looked")}</span>`);
   if (p?.all_in) marks.push(`<span class="mark allin">${t("all_in")}</span>`);
   const shownScore = p && showdownScore(view, p, t);
@@ -268,15 +317,16 @@ function seatHtml(seat, pos, k, state, ctx, players, last) {
       .map((c, i) => cardHtml(c, { extra: fresh ? "dealt" : "", delay: fresh ? 120 * i + 40 * k : 0, index: i, lang: ctx.lang }))
       .join("")}</div>`;
   }
-  const stake = p && p.paid && view.phase !== "finished" ? `<div class="stake" style="left:${50 + 0.55 * (pos.x - 50)}%;top:${50 + 0.52 * (pos.y - 50)}%" data-stake="${esc(seat.name)}"><i class="chip"></i>${money(p.paid)}</div>` : "";
+  const inward = (q, f) => ({ x: 50 + f * (q.x - 50), y: 50 + f * (q.y - 50) });
+  const stake = p && p.paid && view.phase !== "finished" ? `<div class="stake" style="${placeStyle(inward(pos.wide, 0.5), inward(pos.narrow, 0.45))}" data-stake="${esc(seat.name)}"><i class="chip"></i>${money(p.paid)}</div>` : "";
   const bubble = last ? `<div class="bubble">${esc(last)}</div>` : "";
   // A bot shows its own avatar (app/bots/ROSTER); a person the first letter of his name.
   const face = seat.bot && seat.avatar
     ? `<span class="bot-face" role="img" aria-label="${t("bot_title")}">${esc(seat.avatar)}</span>`
-    : `<span class="initial">${esc(seat.name.slice(0, 1).toUpperCase())}</span>`;
+    : `<span class="initial">${esc([...seat.name][0].toUpperCase())}</span>`;
   return (
-    `<div class="${classes.join(" ")}" style="left:${pos.x}%;top:${pos.y}%" data-seat="${esc(seat.name)}">` +
-    `<div class="avatar">${turn ? ring(deadlines?.[seat.name], now) : ""}${face}</div>` +
+    `<div class="${classes.join(" ")}" style="${placeStyle(pos.wide, pos.narrow)}" data-seat="${esc(seat.name)}">` +
+    `<div class="avatar">${turn ? ring(deadlines?.[seat.name], now) : ""}${face}${badges.join("")}</div>` +
     `<div class="plate"><span class="name">${esc(seat.name)}</span><span class="balance">${money(money_ ?? 0)}</span></div>` +
     `<div class="marks">${marks.join("")}</div>${cards}${bubble}</div>` +
     stake
@@ -287,8 +337,13 @@ function seatHtml(seat, pos, k, state, ctx, players, last) {
 export function renderFelt(state, ctx) {
   const { t } = ctx;
   const { view, table } = state;
-  const seats = rotateSeats(state.seats, state.me);
-  const pos = seatPositions(seats.length);
+  // In a hand the free seats are left out (the felt is for those who play); between hands
+  // they show, to be taken.
+  const inHand = view && view.phase !== "finished";
+  const seats = rotateSeats(state.seats, state.me).filter((s) => s || !inHand);
+  const wide = seatPositions(seats.length, true);
+  const narrow = seatPositions(seats.length, false);
+  const pos = wide.map((w, k) => ({ wide: w, narrow: narrow[k] }));
   const players = playersByName(view);
   const lastBy = lastWords(view, t);
   state = { ...state, won: outcome(view) };
@@ -314,7 +369,7 @@ export function renderFelt(state, ctx) {
     : "";
   const kind = table.game ? t(`game.${table.game}`) : "";
   const caption = `<p class="caption" aria-hidden="true"><b>${esc(table.name)}</b><br>${esc(kind)}</p>`;
-  return `<div class="oval game-${esc(table.game)}"><div class="felt-inner">${centre}</div></div>${seatHtmls}${banner}${queue}${caption}`;
+  return `<div class="oval game-${esc(table.game)} seats-${seats.length}"><div class="felt-inner">${centre}</div></div>${seatHtmls}${banner}${queue}${caption}`;
 }
 
 /** Three places for a player's cards: the ones the view gives (shaha36 gives the turned

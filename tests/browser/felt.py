@@ -8,6 +8,7 @@ real table; table.js is left out, so nothing but the test writes the regions."""
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -33,10 +34,12 @@ DRAW = """async ([state, lang, banner]) => {
 
 
 def page_html() -> str:
-    """templates/table.html as a page without its controller."""
+    """templates/table.html (with the head it includes) as a page without its scripts."""
     html = TEMPLATE.read_text(encoding="utf-8")
+    head = (TEMPLATE.parent / "_pwa_head.html").read_text(encoding="utf-8")
+    html = html.replace('{% include "_pwa_head.html" %}', head)
     html = re.sub(r"\{\{ url_for\('static', filename='([^']+)'\) \}\}", r"/static/\1", html)
-    html = re.sub(r"<script[^>]*table\.js[^>]*></script>", "", html)
+    html = re.sub(r"<script.*?</script>", "", html, flags=re.S)
     html = re.sub(r"\{%-?.*?-?%\}", "", html, flags=re.S)
     html = re.sub(r"\{\{.*?\}\}", "", html, flags=re.S)
     html = re.sub(r"\{#.*?#\}", "", html, flags=re.S)
@@ -168,7 +171,7 @@ def playing_state(game: str, n: int, me: str) -> dict[str, Any]:
         "events": [{"kind": "deal", "round": 0, "players": names}],
     }
     state = table_state(game, n, view, me)
-    state["deadlines"] = {me: {"at": 4_102_444_800_000, "total": 30_000}}  # far ahead: "30"
+    state["deadlines"] = {me: {"at": time.time() * 1000 + 30_000, "total": 30_000}}
     return state
 
 
