@@ -367,9 +367,15 @@ export function renderFelt(state, ctx) {
       (b.detail ? `<span class="banner-detail">${esc(b.detail)}</span>` : "") +
       `</div>`
     : "";
+  // What the round marks mean («Т» is also the ace's index, «С» may be read as anything).
+  const legend = [
+    seatHtmls.includes('class="mark dealer"') ? `<span><i class="mark dealer">${t("dealer_mark")}</i> ${t("dealer_title")}</span>` : "",
+    seatHtmls.includes('class="mark dark"') ? `<span><i class="mark dark">${t("dark_mark")}</i> ${t("dark_title")}</span>` : "",
+  ].join("");
+  const legendHtml = legend ? `<p class="legend">${legend}</p>` : "";
   const kind = table.game ? t(`game.${table.game}`) : "";
   const caption = `<p class="caption" aria-hidden="true"><b>${esc(table.name)}</b><br>${esc(kind)}</p>`;
-  return `<div class="oval game-${esc(table.game)} seats-${seats.length}"><div class="felt-inner">${centre}</div></div>${seatHtmls}${banner}${queue}${caption}`;
+  return `<div class="oval game-${esc(table.game)} seats-${seats.length}"><div class="felt-inner">${centre}</div></div>${seatHtmls}${banner}${queue}${caption}${legendHtml}`;
 }
 
 /** Three places for a player's cards: the ones the view gives (shaha36 gives the turned
@@ -487,8 +493,14 @@ export function renderDialog(state, ctx) {
   const game = view.game;
   const legal = view.legal || [];
   const has = (d) => legal.find((a) => a.do === d);
+  // The dialog's own countdown: the viewer's deadline for this decision (C-5.3, C-7.3).
+  const deadline = state.deadlines?.[state.me];
+  const left = deadline ? Math.max(0, Math.ceil((deadline.at - (ctx.now ?? 0)) / 1000)) : null;
+  const timer = deadline
+    ? `<p class="dialog-timer">${t("time_left")} <span class="secs" data-at="${Math.round(deadline.at)}">${left}</span> ${t("seconds")}</p>`
+    : "";
   const dialog = (kind, title, body, actions) =>
-    `<div class="dialog ${kind}" role="dialog" aria-modal="true" aria-label="${esc(title)}"><h2>${esc(title)}</h2>${body}<div class="dialog-actions">${actions
+    `<div class="dialog ${kind}" role="dialog" aria-modal="true" aria-label="${esc(title)}"><h2>${esc(title)}</h2>${body}${timer}<div class="dialog-actions">${actions
       .map((a) => button(a, game, t))
       .join("")}</div></div>`;
   const own = gameOf(game).dialog(view, has, t);

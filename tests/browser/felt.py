@@ -192,3 +192,22 @@ def table_state(game: str, n: int, view: dict[str, Any] | None, me: str | None) 
         "deadlines": {},
         "phase": "playing",
     }
+
+
+def vote_state(me: str) -> dict[str, Any]:
+    """Three at a classic table, `me` asked to agree to «Варить» (C-5.2) with 12 s left."""
+    state = playing_state("classic", 3, me)
+    view = state["view"]
+    proposer = next(p["name"] for p in view["players"] if p["name"] != me)
+    view |= {"phase": "vote", "vote": {"proposer": proposer, "deal": "cook"},
+             "legal": [{"do": "agree"}, {"do": "refuse"}]}  # fmt: skip
+    state["deadlines"] = {me: {"at": time.time() * 1000 + 12_000, "total": 30_000}}
+    return state
+
+
+def between_state(me: str) -> dict[str, Any]:
+    """A classic table between hands: «Готов», «Пропустить», «Темнить · 15 ₽» (C-1.5)."""
+    state = table_state("classic", 3, None, me)
+    state["seats"] = [{"name": n, "balance": 1000, "connected": True} for n in NAMES[:3]]
+    state["between"] = [{"do": "ready"}, {"do": "skip"}, {"do": "dark", "price": 15}]
+    return state

@@ -57,12 +57,12 @@ def test_classic_look_cook_svara_split_reload(people: list[Player], artifacts: P
     for p in people:
         expect(p.page.locator(".banner.look .banner-text")).to_have_text("Смотрят карты")
     anna.shot(artifacts, "classic-look")
-    expect(looker.page.locator(".last3 li").last).to_contain_text("Смотреться")
+    expect(looker.page.locator(".last3 li").last).to_contain_text(f"{looker.name} смотрится с ")
     table.play_until("Готов", FINISH)
     table.over()
     history = anna.page.locator("#history-list")
     anna.page.click('[data-panel="history-panel"]')
-    expect(history.locator("li", has_text="Смотреться")).to_have_count(1)
+    expect(history.locator("li", has_text=" смотрится с ")).to_have_count(1)
     anna.page.click("#history-panel [data-close]")
 
     # The first «Готов» starts the gathering timer (C-1.3): a ring on everyone who has not
