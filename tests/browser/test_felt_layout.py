@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from .conftest import DESKTOP
 from .felt import NAMES, draw, playing_state, showdown_state
 from .test_felt import SIZES
 
@@ -111,3 +112,36 @@ def test_nothing_covers_what_a_player_reads(
                     )
                 bad += [f"{game} {kind} {n} seats: {f}" for f in found]
     assert bad == [], "\n".join(bad)
+
+
+SPREAD = """() => {
+  const felt = document.querySelector("#felt").getBoundingClientRect();
+  return [...document.querySelectorAll(".seat:not(.empty) .avatar")].map((el) => {
+    const r = el.getBoundingClientRect();
+    return [(r.left + r.width / 2 - felt.left) / felt.width,
+            (r.top + r.height / 2 - felt.top) / felt.height];
+  });
+}"""
+
+
+def test_free_seats_leave_the_felt_in_a_hand_and_players_spread_around_it(felt: Any) -> None:
+    """Three at an eight-seat table: in a hand no «Свободно» plate; between hands they show.
+    On the desktop, players sit all around the oval: both sides, and above and below its
+    middle."""
+    page = felt(DESKTOP)
+    state = playing_state("classic", 3, me=NAMES[0])
+    state["seats"] = state["seats"] + [None] * 5
+    draw(page, state)
+    assert page.locator(".seat.empty").count() == 0
+    assert page.locator(".seat").count() == 3
+    state["view"] = None
+    draw(page, state)
+    assert page.locator(".seat.empty").count() == 5
+    for n in range(3, 9):
+        draw(page, playing_state("classic", n, me=NAMES[0]))
+        places = page.evaluate(SPREAD)
+        xs, ys = [x for x, _ in places], [y for _, y in places]
+        assert min(xs) < 0.3 and max(xs) > 0.7, (n, places)
+        # Not bunched at the ends: from six players on, two above the middle and two below.
+        least = 2 if n >= 6 else 1
+        assert sum(y < 0.45 for y in ys) >= least and sum(y > 0.55 for y in ys) >= least, places

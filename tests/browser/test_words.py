@@ -15,9 +15,10 @@ from typing import Any
 
 from playwright.sync_api import Browser
 
-from app.engine.hand import RuleError
-from app.engine.handfile import HandFileError, parse, start
+from app.engine.handfile import parse, start
 from tests.server.conftest import Server
+
+from .test_render import replayed
 
 HANDS = Path(__file__).resolve().parents[1] / "hands"
 LANGS = ("ru", "en", "bg")
@@ -54,24 +55,11 @@ RENDER = """async ([cases, langs]) => {
 
 def every_view() -> list[dict[str, Any]]:
     """Each player's view and the spectator's at every step of every hand file that starts."""
-    cases: list[dict[str, Any]] = []
-    for path in sorted(HANDS.glob("*/*.json")):
-        try:
-            hf = parse(json.loads(path.read_text(encoding="utf-8")))
-            hand = start(hf)
-        except (HandFileError, RuleError):
-            continue
-        for step in range(len(hf.actions) + 1):
-            names = [p["name"] for p in hand.view(None)["players"]]
-            for who in [None, *names]:
-                cases.append({"file": path.name, "step": step, "me": who, "view": hand.view(who)})
-            if step == len(hf.actions) or hand.finished:
-                break
-            try:
-                hand.act(hf.actions[step])
-            except RuleError:
-                break
-    return cases
+    return [
+        {"file": file, "step": step, "me": who, "view": hand.view(who)}
+        for file, step, hand in replayed()
+        for who in [None, *(p["name"] for p in hand.view(None)["players"])]
+    ]
 
 
 RAW = re.compile(r"undefined|null|NaN|\{|\}|\b[a-z]+[._][a-z_]+\b|\b0 ₽|(?<![\d\s])\s0$")
