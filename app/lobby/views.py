@@ -8,11 +8,12 @@ from flask import Blueprint, abort, redirect, render_template, url_for
 from wtforms import BooleanField, IntegerField, SelectField, StringField
 from wtforms.validators import DataRequired, Length, NumberRange, Optional
 
+from app import ledger
 from app.auth.service import current_user, login_required
 from app.engine.variants import VariantError
 from app.forms import Form
 from app.models import get_db
-from app.table_rules import variant_names
+from app.table_rules import find_variant, variant_names
 
 from .service import create_table, get_lobby
 
@@ -24,12 +25,26 @@ class TableForm(Form):
     variant = SelectField("Вариант", validators=[DataRequired()])
     seats = IntegerField("Мест", validators=[Optional(), NumberRange(min=2, max=8)])
     private = BooleanField("Закрытый: только по ссылке-приглашению")
+    games: dict[str, str]  # each variant's game, for the labels of `variant` (set per form)
+
+
+#: The games by the names players call them (static/js/i18n.js `game_name.*` has them in
+#: every language; these are the Russian words the page shows before it is translated).
+GAME_NAMES = {"classic": "Классика", "shaha36": "Шаха", "svara32": "Свара 32"}
+
+
+def variant_label(name: str, game: str) -> str:
+    """A variant as the form lists it: its game's name, and its own name when it is not the
+    game's own preset («Свара 32 · svara32-practice»)."""
+    title = GAME_NAMES.get(game, game)
+    return title if name == game else f"{title} · {name}"
 
 
 def _table_form() -> TableForm:
     form = TableForm()
     with get_db().session() as s:
-        form.variant.choices = variant_names(s)
+        form.games = {name: find_variant(s, name).game for name in variant_names(s)}
+    form.variant.choices = [(name, variant_label(name, game)) for name, game in form.games.items()]
     return form
 
 
@@ -37,6 +52,8 @@ def _page(form: TableForm, error: str | None = None, status: int = 200) -> Any:
     lobby = get_lobby()
     user = current_user()
     assert user is not None and user.id is not None
+    with get_db().session() as s:
+        balance = ledger.user_balance(s, user.id)
     return (
         render_template(
             "lobby.html",
@@ -45,6 +62,8 @@ def _page(form: TableForm, error: str | None = None, status: int = 200) -> Any:
             chat=lobby.chat.recent(),
             form=form,
             error=error,
+            balance=balance,
+            game_names=GAME_NAMES,
         ),
         status,
     )
@@ -79,8 +98,11 @@ def new_table() -> Any:
         return _page(form, str(e), 400)
     assert table.id is not None
     get_lobby().publish(table.id)
-    # A private table's link is shown to its creator under «Закрытые столы».
-    return redirect(url_for("lobby.index", _anchor="private-tables" if table.private else None))
+    # «Открыть стол» opens it; a private table's invite link is shown to its creator under
+    # «Закрытые столы» first, for him to send it.
+    if table.private:
+        return redirect(url_for("lobby.index", _anchor="private-tables"))
+    return redirect(url_for("pages.table", table_id=table.id))
 
 
 @bp.route("/invite/<token>")

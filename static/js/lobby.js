@@ -26,18 +26,32 @@ function stakes(s) {
     : t("lobby.stakes", { ante: s.ante });
 }
 
-function tableRow(t) {
+/** A game by the name players call it («Классика», «Шаха», «Свара 32»), not its id. */
+const gameName = (game) => t(`game_name.${game}`);
+
+function tableRow(row) {
   const tr = document.createElement("tr");
   tr.className = "table-row";
-  tr.dataset.tableId = String(t.id);
+  tr.dataset.tableId = String(row.id);
   const name = cell("table-name", "");
   const link = document.createElement("a");
-  link.href = `/table/${t.id}`;
-  link.textContent = t.name;
+  link.href = `/table/${row.id}`;
+  link.textContent = row.name;
   name.append(link);
-  tr.append(name, cell("table-variant", t.variant), cell("table-stakes", stakes(t.stakes)),
-    cell("table-seats", `${t.seated}/${t.seats}`), cell("table-queue", String(t.queue)));
+  const variant = cell("table-variant", gameName(row.game));
+  variant.title = row.variant;
+  tr.append(name, variant, cell("table-stakes", stakes(row.stakes)),
+    cell("table-seats", `${row.seated}/${row.seats}`), cell("table-queue", String(row.queue)));
   return tr;
+}
+
+/** The form's variants under their games' names in the page's language («Свара 32 ·
+ * svara32-practice» for a variant that is not the game's own). */
+const variants = document.querySelector("#new-table select[name=variant]");
+const variantGames = JSON.parse(variants?.dataset.games || "{}");
+for (const option of variants?.options || []) {
+  const game = variantGames[option.value];
+  if (game) option.textContent = option.value === game ? gameName(game) : `${gameName(game)} · ${option.value}`;
 }
 
 function showTable(t) {

@@ -40,15 +40,53 @@ const ICON_MIC_OFF =
 const ICON_LISTEN_OFF =
   '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M4 9h4l5-4v14l-5-4H4z"/><path d="M4 4l16 16"/></svg>';
 
-/** Seat positions (percent of the felt box) for `n` seats, the viewer's at the bottom. */
-export function seatPositions(n) {
-  const out = [];
-  for (let i = 0; i < n; i++) {
-    const a = Math.PI / 2 + (2 * Math.PI * i) / n; // clockwise on screen from the bottom
-    const x = 50 + 47 * Math.cos(a);
-    const y = 50 + 44 * Math.sin(a);
-    out.push({ x: Math.min(86, Math.max(14, x)), y: Math.min(90, Math.max(13, y)) });
+/** Seat places (percent of the felt box) for `n` seats, the viewer's at the bottom centre,
+ * each with the side its shown cards hang to, towards the table: `down` and `up` under or
+ * over the avatar, `left`/`right` for a seat on the left or right side (cards beside it).
+ * `wide`: the desktop's oval, players spread all around it; else the phone's portrait felt,
+ * the others in two columns and one at the top, their cards under them. */
+export function seatPositions(n, wide = true) {
+  return wide ? ovalPlaces(n) : columnPlaces(n);
+}
+
+/** Evenly along the oval's rim (by length, not angle: a wide oval's angles would bunch the
+ * players at its ends), from the bottom centre clockwise. The felt is about twice as wide as
+ * it is high on a desktop. */
+function ovalPlaces(n) {
+  const rx = 2;
+  const ry = 1;
+  const steps = 720;
+  const rim = [];
+  let length = 0;
+  for (let i = 0; i <= steps; i++) {
+    const a = Math.PI / 2 + (2 * Math.PI * i) / steps;
+    const pt = { c: Math.cos(a), s: Math.sin(a) };
+    if (i) length += Math.hypot(rx * (pt.c - rim[i - 1].c), ry * (pt.s - rim[i - 1].s));
+    rim.push({ ...pt, at: length });
   }
+  const out = [];
+  let j = 0;
+  for (let k = 0; k < n; k++) {
+    while (rim[j].at < (length * k) / n) j++;
+    const { c, s } = rim[j];
+    const x = 50 + 42 * c;
+    const y = Math.min(84, Math.max(10, 50 + 40 * s));
+    const side = Math.abs(c) > 0.5 ? (c < 0 ? "left" : "right") : null;
+    out.push({ x, y, hang: k === 0 ? "none" : side || (s < 0 ? "down" : "up") });
+  }
+  return out;
+}
+
+/** The phone: the others up the left column, across the top, down the right one. */
+function columnPlaces(n) {
+  const others = n - 1;
+  const top = others % 2 === 1 ? 1 : 0;
+  const k = (others - top) / 2; // seats per column
+  const ys = { 0: [], 1: [34], 2: [12, 44], 3: [3, 30, 57] }[k];
+  const out = [{ x: 50, y: 80, hang: "none" }];
+  for (let i = k - 1; i >= 0; i--) out.push({ x: 15, y: ys[i], hang: "down" });
+  if (top) out.push({ x: 50, y: 3, hang: "down" });
+  for (let i = 0; i < k; i++) out.push({ x: 85, y: ys[i], hang: "down" });
   return out;
 }
 
@@ -91,9 +129,39 @@ export function decisions(view) {
 }
 
 /** A player's choice, not something the table did for him: a hand opening by itself at the
- * showdown (S-6.2) or a showdown without «Показать» (B-3.2) is not one. */
+ * showdown (S-6.2), a showdown without «Показать» (B-3.2) or the table cooking a tie (C-5.4,
+ * no player) is not one. */
 function isDecision(game, e) {
-  return DECISIONS.has(e.kind) && !e.by_itself && (e.kind !== "show" || gameOf(game).showIsDecision);
+  return Boolean(e.player) && DECISIONS.has(e.kind) && !e.by_itself && (e.kind !== "show" || gameOf(game).showIsDecision);
+}
+
+/** A decision the server took for a player whose timer ran out (C-1.7, S-3.4, B-1.5). */
+function timedOut(e) {
+  return e.timeout === true || e.reason === "timeout";
+}
+
+/** The last decision of each player as his bubble says it: the word, «(время вышло)» when
+ * his timer made it, and «Упал после просмотра» for the loser of a look (C-4.11). */
+export function lastWords(view, t) {
+  const out = new Map();
+  let lapsed = null; // svara32 and shaha36 announce a timeout before the decision it makes
+  for (const e of view?.events || []) {
+    if (e.kind === "look" && e.loser) {
+      out.set(e.player, actionLabel(view.game, { do: "look" }, t));
+      out.set(e.loser, t("look_lost"));
+      continue;
+    }
+    if (!isDecision(view.game, e)) continue;
+    if (e.kind === "timeout") {
+      lapsed = e.player;
+      out.set(e.player, t("timeout"));
+      continue;
+    }
+    const label = actionLabel(view.game, { do: e.kind, to: e.to, deal: e.deal }, t);
+    out.set(e.player, timedOut(e) || lapsed === e.player ? t("by_timeout", { label }) : label);
+    lapsed = null;
+  }
+  return out;
 }
 
 /** What a hand shown at showdown is worth: the view's own (shaha36) or the showdown event's
@@ -126,21 +194,56 @@ export function payees(e) {
 }
 
 /** A decision as the log shows it: the variant's word, the level it went to where the word
- * does not say it, and what it cost. */
+ * does not say it (never a level of 0: svara32's call of nothing), and what it cost. */
 function decisionText(game, e, t) {
+  if (e.kind === "look" && e.loser) {
+    const text = t(e.tie ? "ev.look_tie" : "ev.look", { player: e.player, target: e.target, loser: e.loser });
+    return text + priceSuffix({ price: e.amount }, text);
+  }
   let label = actionLabel(game, { do: e.kind, to: e.to, deal: e.deal }, t);
-  if (e.to != null && !gameOf(game).wordSaysLevel && !label.endsWith(` ${e.to}`)) label += ` ${e.to}`;
-  return `${e.player}: ${label}${priceSuffix({ price: e.amount }, label)}`;
+  if (e.to && !gameOf(game).wordSaysLevel && !label.endsWith(` ${e.to}`)) label += ` ${e.to}`;
+  label += priceSuffix({ price: e.amount ?? e.fee }, label);
+  return `${e.player}: ${timedOut(e) ? t("by_timeout", { label }) : label}`;
 }
 
-function eventText(game, e, t) {
+const names = (list) => (list || []).join(", ");
+
+/** What a shown hand is worth, as the showdown says it: points (or «абсолютный расклад») and
+ * the hand's name where the engine gives one (S-2.7). */
+function pointsText(e, t) {
+  const shown = e.points === null ? t("absolute") : String(e.points).replace(".", ",");
+  return e.label ? `${shown} · ${t(e.label)}` : shown;
+}
+
+/** The table's own events (not decisions): each kind in words, by what it carries. */
+const EVENT_WORDS = {
+  ante: (e, t) => (e.player ? t("ev.ante_player", { player: e.player, amount: e.amount }) : t("ev.ante", { amount: e.amount })),
+  award: (e, t) => payees(e).map(([name, amount]) => t("ev.award", { player: name, amount: amount ?? "" })).join(", "),
+  cards: (e, t) => t("ev.cards", { cards: names(e.cards) }),
+  look_cards: (e, t) => t("ev.look_cards", { cards: Object.entries(e.cards || {}).map(([n, c]) => `${n} ${c.join(" ")}`).join("; ") }),
+  show: (e, t) => ("points" in e ? t("ev.show_points", { player: e.player, points: pointsText(e, t) }) : t("ev.show", { player: e.player })),
+  split: (e, t) => {
+    const who = payees(e).map(([name, amount]) => (amount == null ? name : `${name} ${money(amount)}`));
+    return who.length ? t("ev.split_among", { amounts: who.join(", ") }) : t("ev.split");
+  },
+  svara: (e, t) => (e.fee ? t("ev.svara_fee", { fee: e.fee }) : t("ev.svara")),
+  svara_entry: (e, t) => (e.joined?.length ? t("ev.svara_entry", { players: names(e.joined) }) : t("ev.svara_entry_none")),
+  vote_cancelled: (e, t) => t(e.why === "timeout" ? "ev.vote_timeout" : "ev.vote_cancelled"),
+  no_betting: (e, t) => t("ev.no_betting", { players: names(e.players) }),
+  tie: (e, t) => t("ev.tie", { players: names(e.players) }),
+  svara_limit: (e, t) => t("ev.svara_limit", { svaras: e.svaras }),
+};
+EVENT_WORDS.win = EVENT_WORDS.award;
+
+/** One event of the hand in the page's words; "" for a kind this page has no words for
+ * (tests/browser/test_words.py renders every kind the engines emit). */
+export function eventText(game, e, t) {
   if (isDecision(game, e)) return decisionText(game, e, t);
-  if (e.kind === "award" || e.kind === "win") {
-    return payees(e).map(([name, amount]) => t("ev.award", { player: name, amount })).join(", ");
-  }
+  const own = EVENT_WORDS[e.kind];
+  if (own) return own(e, t);
   const key = `ev.${e.kind}`;
-  const text = t(key, { player: e.player, amount: e.amount ?? e.pot ?? "" });
-  return text === key ? [e.player, e.kind].filter(Boolean).join(": ") : text;
+  const text = t(key, { player: e.player ?? "", amount: e.amount ?? e.pot ?? "" });
+  return text === key ? "" : text;
 }
 
 function ring(deadline, now) {
@@ -155,11 +258,17 @@ function ring(deadline, now) {
   );
 }
 
+/** A seat's place: the oval's (desktop) and the columns' (phone) as custom properties that
+ * table.css picks between by the felt's shape. */
+function placeStyle(wide, narrow) {
+  return `--x:${wide.x}%;--y:${wide.y}%;--px:${narrow.x}%;--py:${narrow.y}%`;
+}
+
 function seatHtml(seat, pos, k, state, ctx, players, last) {
   const { t, now } = ctx;
   const { view, me, deadlines } = state;
   if (!seat) {
-    return `<div class="seat empty" style="left:${pos.x}%;top:${pos.y}%"><div class="plate">${t("free_seat")}</div></div>`;
+    return `<div class="seat empty" style="${placeStyle(pos.wide, pos.narrow)}"><div class="plate">${t("free_seat")}</div></div>`;
   }
   const p = players.get(seat.name);
   const mine = seat.name === me;
@@ -167,19 +276,26 @@ function seatHtml(seat, pos, k, state, ctx, players, last) {
   // whoever has not answered yet (C-1.3, S-1.6).
   const between = !view || state.phase !== "playing";
   const turn = awaiting(view).has(seat.name) || Boolean(between && deadlines?.[seat.name]);
-  const classes = ["seat", `pos-${k}`];
-  if (pos.y < 30) classes.push("top"); // its bubble goes below: nothing above the felt
-  if (pos.x > 60) classes.push("right"); // its cards go left, towards the table
+  // Where its cards hang (towards the table) and which side its bubble leans to, on the
+  // desktop's oval and on the phone's columns.
+  const classes = ["seat", `pos-${k}`, `hang-${pos.wide.hang}`];
+  if (pos.wide.x > 55) classes.push("w-r");
+  if (pos.narrow.x > 55) classes.push("n-r");
   if (mine) classes.push("me");
   if (turn) classes.push("turn");
   if (p) classes.push(`state-${p.state}`);
   if (seat.connected === false) classes.push("away");
   if (seat.bot) classes.push("bot");
   if (ctx.speaking?.has(seat.name)) classes.push("speaking");
+  const won = state.won?.get(seat.name);
+  if (won !== undefined) classes.push("winner");
   const marks = [];
+  // The dealer and dark marks sit on the avatar's lower corners, the countdown on its upper
+  // right: none hides another.
+  const badges = [];
+  if (view && view.dealer === seat.name) badges.push(`<span class="mark dealer" title="${t("dealer_title")}">${t("dealer_mark")}</span>`);
+  if (p?.dark) badges.push(`<span class="mark dark" title="${t("dark_title")}">${t("dark_mark")}</span>`);
   if (seat.bot) marks.push(`<span class="mark bot" title="${t("bot_title")}">${t("bot_mark")}</span>`);
-  if (view && view.dealer === seat.name) marks.push(`<span class="mark dealer" title="${t("dealer_title")}">${t("dealer_mark")}</span>`);
-  if (p?.dark) marks.push(`<span class="mark dark" title="${t("dark_title")}">${t("dark_mark")}</span>`);
   if (p?.looked && gameOf(view?.game).looksMark) marks.push(`<span class="mark looked">${t("looked")}</span>`);
   if (p?.all_in) marks.push(`<span class="mark allin">${t("all_in")}</span>`);
   const shownScore = p && showdownScore(view, p, t);
@@ -189,6 +305,7 @@ function seatHtml(seat, pos, k, state, ctx, players, last) {
   if (voice?.mic) marks.push(`<span class="mark voice" title="${t("in_voice")}">${ICON_MIC}</span>`);
   if (voice && !voice.mic) marks.push(`<span class="mark muted" title="${t("mic_off")}">${ICON_MIC_OFF}</span>`);
   if (voice && !voice.listen) marks.push(`<span class="mark deaf" title="${t("listen_off")}">${ICON_LISTEN_OFF}</span>`);
+  if (won) marks.push(`<span class="mark won">+${money(won)}</span>`);
   if (between && seat.ready) marks.push(`<span class="mark ready">${t("ready")}</span>`);
   if (between && seat.skipping) marks.push(`<span class="mark skip">${t("skipping")}</span>`);
   const money_ = p ? p.balance : seat.balance;
@@ -200,15 +317,16 @@ function seatHtml(seat, pos, k, state, ctx, players, last) {
       .map((c, i) => cardHtml(c, { extra: fresh ? "dealt" : "", delay: fresh ? 120 * i + 40 * k : 0, index: i, lang: ctx.lang }))
       .join("")}</div>`;
   }
-  const stake = p && p.paid && view.phase !== "finished" ? `<div class="stake" style="left:${50 + 0.55 * (pos.x - 50)}%;top:${50 + 0.52 * (pos.y - 50)}%" data-stake="${esc(seat.name)}"><i class="chip"></i>${money(p.paid)}</div>` : "";
+  const inward = (q, f) => ({ x: 50 + f * (q.x - 50), y: 50 + f * (q.y - 50) });
+  const stake = p && p.paid && view.phase !== "finished" ? `<div class="stake" style="${placeStyle(inward(pos.wide, 0.5), inward(pos.narrow, 0.45))}" data-stake="${esc(seat.name)}"><i class="chip"></i>${money(p.paid)}</div>` : "";
   const bubble = last ? `<div class="bubble">${esc(last)}</div>` : "";
   // A bot shows its own avatar (app/bots/ROSTER); a person the first letter of his name.
   const face = seat.bot && seat.avatar
     ? `<span class="bot-face" role="img" aria-label="${t("bot_title")}">${esc(seat.avatar)}</span>`
-    : `<span class="initial">${esc(seat.name.slice(0, 1).toUpperCase())}</span>`;
+    : `<span class="initial">${esc([...seat.name][0].toUpperCase())}</span>`;
   return (
-    `<div class="${classes.join(" ")}" style="left:${pos.x}%;top:${pos.y}%" data-seat="${esc(seat.name)}">` +
-    `<div class="avatar">${turn ? ring(deadlines?.[seat.name], now) : ""}${face}</div>` +
+    `<div class="${classes.join(" ")}" style="${placeStyle(pos.wide, pos.narrow)}" data-seat="${esc(seat.name)}">` +
+    `<div class="avatar">${turn ? ring(deadlines?.[seat.name], now) : ""}${face}${badges.join("")}</div>` +
     `<div class="plate"><span class="name">${esc(seat.name)}</span><span class="balance">${money(money_ ?? 0)}</span></div>` +
     `<div class="marks">${marks.join("")}</div>${cards}${bubble}</div>` +
     stake
@@ -219,11 +337,16 @@ function seatHtml(seat, pos, k, state, ctx, players, last) {
 export function renderFelt(state, ctx) {
   const { t } = ctx;
   const { view, table } = state;
-  const seats = rotateSeats(state.seats, state.me);
-  const pos = seatPositions(seats.length);
+  // In a hand the free seats are left out (the felt is for those who play); between hands
+  // they show, to be taken.
+  const inHand = view && view.phase !== "finished";
+  const seats = rotateSeats(state.seats, state.me).filter((s) => s || !inHand);
+  const wide = seatPositions(seats.length, true);
+  const narrow = seatPositions(seats.length, false);
+  const pos = wide.map((w, k) => ({ wide: w, narrow: narrow[k] }));
   const players = playersByName(view);
-  const lastBy = new Map();
-  for (const e of decisions(view)) lastBy.set(e.player, actionLabel(view.game, { do: e.kind, to: e.to, deal: e.deal }, t));
+  const lastBy = lastWords(view, t);
+  state = { ...state, won: outcome(view) };
   const last3 = decisions(view).slice(-3).map((e) => `<li>${esc(eventText(view.game, e, t))}</li>`).join("");
   const seatHtmls = seats.map((s, k) => seatHtml(s, pos[k], k, state, ctx, players, s && lastBy.get(s.name))).join("");
   const centre =
@@ -237,10 +360,22 @@ export function renderFelt(state, ctx) {
   const queue = state.queue
     ? `<div class="queue">${t("queue", { n: state.queue })}${state.myQueue ? ` · ${t("my_place", { n: state.myQueue })}` : ""}</div>`
     : "";
-  const banner = ctx.banner ? `<div class="banner ${ctx.banner.kind}" role="status">${esc(ctx.banner.text)}</div>` : "";
+  const b = ctx.banner;
+  const banner = b
+    ? `<div class="banner ${b.kind}" role="status"><b class="banner-text">${esc(b.text)}</b>` +
+      (b.cards?.length ? `<span class="banner-cards">${b.cards.map((c) => cardHtml(c, { lang: ctx.lang })).join("")}</span>` : "") +
+      (b.detail ? `<span class="banner-detail">${esc(b.detail)}</span>` : "") +
+      `</div>`
+    : "";
+  // What the round marks mean («Т» is also the ace's index, «С» may be read as anything).
+  const legend = [
+    seatHtmls.includes('class="mark dealer"') ? `<span><i class="mark dealer">${t("dealer_mark")}</i> ${t("dealer_title")}</span>` : "",
+    seatHtmls.includes('class="mark dark"') ? `<span><i class="mark dark">${t("dark_mark")}</i> ${t("dark_title")}</span>` : "",
+  ].join("");
+  const legendHtml = legend ? `<p class="legend">${legend}</p>` : "";
   const kind = table.game ? t(`game.${table.game}`) : "";
   const caption = `<p class="caption" aria-hidden="true"><b>${esc(table.name)}</b><br>${esc(kind)}</p>`;
-  return `<div class="oval game-${esc(table.game)}"><div class="felt-inner">${centre}</div></div>${seatHtmls}${banner}${queue}${caption}`;
+  return `<div class="oval game-${esc(table.game)} seats-${seats.length}"><div class="felt-inner">${centre}</div></div>${seatHtmls}${banner}${queue}${caption}${legendHtml}`;
 }
 
 /** Three places for a player's cards: the ones the view gives (shaha36 gives the turned
@@ -358,8 +493,14 @@ export function renderDialog(state, ctx) {
   const game = view.game;
   const legal = view.legal || [];
   const has = (d) => legal.find((a) => a.do === d);
+  // The dialog's own countdown: the viewer's deadline for this decision (C-5.3, C-7.3).
+  const deadline = state.deadlines?.[state.me];
+  const left = deadline ? Math.max(0, Math.ceil((deadline.at - (ctx.now ?? 0)) / 1000)) : null;
+  const timer = deadline
+    ? `<p class="dialog-timer">${t("time_left")} <span class="secs" data-at="${Math.round(deadline.at)}">${left}</span> ${t("seconds")}</p>`
+    : "";
   const dialog = (kind, title, body, actions) =>
-    `<div class="dialog ${kind}" role="dialog" aria-modal="true" aria-label="${esc(title)}"><h2>${esc(title)}</h2>${body}<div class="dialog-actions">${actions
+    `<div class="dialog ${kind}" role="dialog" aria-modal="true" aria-label="${esc(title)}"><h2>${esc(title)}</h2>${body}${timer}<div class="dialog-actions">${actions
       .map((a) => button(a, game, t))
       .join("")}</div></div>`;
   const own = gameOf(game).dialog(view, has, t);
@@ -379,18 +520,58 @@ export function renderHistory(state, ctx) {
   const { view } = state;
   const events = view?.events || [];
   if (!events.length) return `<p class="empty">${ctx.t("no_history")}</p>`;
-  return `<ol class="history-list">${events.map((e) => `<li class="ev-${esc(e.kind)}">${esc(eventText(view.game, e, ctx.t))}</li>`).join("")}</ol>`;
+  const lines = events.map((e) => [e, eventText(view.game, e, ctx.t)]).filter(([, text]) => text);
+  return `<ol class="history-list">${lines.map(([e, text]) => `<li class="ev-${esc(e.kind)}">${esc(text)}</li>`).join("")}</ol>`;
 }
 
-/** Banners that a new event raises: «СВАРА!», «Игроки поделили банк», «Смотрят карты». */
-export function bannerFor(event, t, game) {
-  if (event.kind === "svara") return { kind: "svara", text: t("banner_svara") };
-  if (event.kind === "split" || (event.kind === "agree" && event.deal === "split")) return { kind: "split", text: t("banner_split") };
+/** Who took money in this deal, and how much (award, win and split events since the last
+ * deal): their seats are highlighted until the next hand. */
+export function outcome(view) {
+  const events = view?.events || [];
+  const since = events.map((e) => e.kind).lastIndexOf("deal");
+  const out = new Map();
+  for (const e of events.slice(since + 1)) {
+    if (!["award", "win", "split"].includes(e.kind)) continue;
+    for (const [name, amount] of payees(e)) out.set(name, (out.get(name) ?? 0) + (amount ?? 0));
+  }
+  return out;
+}
+
+/** The hand a player won with, as the showdown showed it: its cards and its points (with
+ * the hand's name where the engine gives one, S-2.7); null when nobody saw it (a win by
+ * the others folding). */
+export function winningHand(view, name, t) {
+  const events = [...(view?.events || [])].reverse();
+  const shown = events.find((e) => e.kind === "show" && e.player === name && e.cards);
+  if (shown) return { cards: shown.cards, points: pointsText(shown, t) };
+  const showdown = events.find((e) => e.kind === "showdown" && e.hands?.[name]);
+  if (showdown) return { cards: showdown.hands[name].cards, points: pointsText(showdown.hands[name], t) };
+  const p = playersByName(view).get(name);
+  const score = p && showdownScore(view, p, t);
+  return score && p.cards?.every(Boolean) ? { cards: p.cards, points: score } : null;
+}
+
+/** Banners that a new event raises: «СВАРА!», «Игроки поделили банк», «Смотрят карты», the
+ * winner with his hand. `ms`: how long it stays, long enough to read what it says. */
+export function bannerFor(event, t, view) {
+  const game = view?.game;
+  if (event.kind === "svara") {
+    const tied = event.tied || event.players || [];
+    const detail = [tied.length ? t("ev.tie", { players: names(tied) }) : "", event.fee ? t("svara_fee", { fee: event.fee }) : ""];
+    return { kind: "svara", text: t("banner_svara"), detail: detail.filter(Boolean).join(" · "), ms: 4000 };
+  }
+  if (event.kind === "split" || (event.kind === "agree" && event.deal === "split")) {
+    const shares = event.kind === "split" ? payees(event).map(([name, amount]) => (amount == null ? name : `${name} ${money(amount)}`)) : [];
+    return { kind: "split", text: t("banner_split"), detail: shares.join(", "), ms: 4500 };
+  }
   // Only a look that compares two hands in front of everyone is a banner (C-4.11).
-  if (gameOf(game).lookBanner && (event.kind === "look" || event.kind === "look_result")) return { kind: "look", text: t("banner_look") };
+  if (gameOf(game).lookBanner && (event.kind === "look" || event.kind === "look_result")) {
+    return { kind: "look", text: t("banner_look"), detail: event.loser ? t("look_lost_of", { name: event.loser }) : "", ms: 3000 };
+  }
   if (event.kind === "win" || event.kind === "award") {
     const [[name, amount] = ["", ""]] = payees(event);
-    return { kind: "win", text: t("banner_win", { name, amount: amount ?? "" }) };
+    const hand = winningHand(view, name, t);
+    return { kind: "win", text: t("banner_win", { name, amount: amount ?? "" }), cards: hand?.cards, detail: hand?.points ?? "", ms: 5000 };
   }
   return null;
 }

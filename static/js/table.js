@@ -59,6 +59,8 @@ function draw() {
   local.fresh = new Set();
   local.upBefore = 3;
   document.body.classList.toggle("has-dialog", Boolean(out.dialog));
+  // The phone's chat drawer ends above the action bar, which stays usable (table.css).
+  document.body.style.setProperty("--bar-h", `${regions.actions.offsetHeight}px`);
   document.body.classList.toggle("my-turn", (state.view?.awaiting || []).includes(state.me));
   $("#table-name").textContent = state.table.name || "";
   const { game, variant } = state.table;
@@ -74,7 +76,7 @@ function showBanner(banner) {
   bannerTimer = setTimeout(() => {
     local.banner = null;
     draw();
-  }, 2600);
+  }, banner.ms ?? 2600);
 }
 
 // --- effects: what changed between two views ------------------------------------------------
@@ -116,7 +118,7 @@ function effects(before, after, news) {
   const up = (v) => (v?.players.find((p) => p.name === state.me)?.cards || []).filter(Boolean).length;
   local.upBefore = sameHand && !local.fresh.has(state.me) ? up(before) : 3;
   for (const e of news) {
-    const banner = bannerFor(e, t, after.game);
+    const banner = bannerFor(e, t, after);
     if (banner) {
       showBanner(banner);
       play(banner.kind === "svara" ? "svara" : banner.kind === "win" ? "win" : "chip", settings);
@@ -167,6 +169,17 @@ function ensureScorer() {
     },
     () => {},
   );
+}
+
+/** Lines said while the chat panel was closed: the badge on its button counts them. */
+let unread = 0;
+
+function showUnread() {
+  const badge = $("#chat-badge");
+  if (!badge) return;
+  badge.hidden = unread === 0;
+  badge.textContent = unread > 9 ? "9+" : String(unread);
+  badge.title = t("unread", { n: unread });
 }
 
 function chatLine(line) {
@@ -300,6 +313,10 @@ function togglePanel(name) {
   for (const panel of document.querySelectorAll(".panel")) {
     panel.hidden = panel.id !== name || !panel.hidden;
   }
+  if (!$("#chat-panel").hidden) {
+    unread = 0;
+    showUnread();
+  }
 }
 
 $("#chat-form")?.addEventListener("submit", (ev) => {
@@ -319,6 +336,10 @@ for (const button of document.querySelectorAll("[data-phrase]")) {
 socket.on(EVENTS.chat, (line) => {
   if (line.table !== tableId) return;
   chatLine(line);
+  if ($("#chat-panel").hidden) {
+    unread += 1;
+    showUnread();
+  }
   if (line.phrase != null && settings.sound && globalThis.speechSynthesis) {
     const u = new SpeechSynthesisUtterance(line.text);
     u.lang = "ru-RU";

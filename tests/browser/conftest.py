@@ -8,7 +8,7 @@ with a timeout. Screenshots go to test-artifacts/browser/ (gitignored), kept aft
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,6 +26,8 @@ from playwright.sync_api import expect as pw_expect
 
 from tests.server.conftest import Server, start_server, stopped, unique_name
 from tests.server.tablekit import grant
+
+from .felt import open_felt
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts" / "browser"
@@ -110,17 +112,16 @@ class Player:
         page.click("form button[type=submit]")
 
     def new_table(self, name: str, variant: str, seats: int) -> int:
-        """Open a table from the lobby form; its id from the lobby's link to it."""
+        """Open a table from the lobby form («Открыть стол» opens the new table's page); its
+        id from that page's address."""
         page = self.page
         page.goto(self.base + "/")
         page.fill("#new-table input[name=name]", name)
         page.select_option("#new-table select[name=variant]", variant)
         page.fill("#new-table input[name=seats]", str(seats))
         page.click("#new-table button[type=submit]")
-        link = page.locator("#table-rows a", has_text=name)
-        href = link.get_attribute("href")
-        assert href is not None
-        return int(href.rsplit("/", 1)[1])
+        page.wait_for_url(re.compile(r"/table/\d+$"))
+        return int(page.url.rsplit("/", 1)[1])
 
     def open_table(self, table_id: int) -> None:
         self.page.goto(f"{self.base}/table/{table_id}")
@@ -295,3 +296,21 @@ class Table:
             self.do(label, who)
             clicked.append(label)
         raise AssertionError(f"{done!r} never came after {clicked}")
+
+
+@pytest.fixture
+def felt(web: Server, chromium: Browser) -> Iterator[Callable[[dict[str, int]], Page]]:
+    """Pages of templates/table.html drawn from made-up states (tests/browser/felt.py), one
+    per viewport asked for."""
+    pages: list[Page] = []
+
+    def make(size: dict[str, int]) -> Page:
+        context = chromium.new_context(viewport=size, device_scale_factor=1, locale="ru-RU")
+        page = context.new_page()
+        pages.append(page)
+        open_felt(page, web.url)
+        return page
+
+    yield make
+    for page in pages:
+        page.context.close()

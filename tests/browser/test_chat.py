@@ -3,9 +3,11 @@ page opened later gets the recent ones."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from playwright.sync_api import expect
 
-from .conftest import Player
+from .conftest import DESKTOP, PHONE, Crowd, Player
 
 
 def test_table_chat_and_quick_phrases(people: list[Player]) -> None:
@@ -25,3 +27,40 @@ def test_table_chat_and_quick_phrases(people: list[Player]) -> None:
     # A page opened later gets the recent lines.
     vera.page.reload()
     expect(vera.page.locator("#chat-list li")).to_have_count(2)
+
+
+def test_unread_badge_and_the_phones_drawer(crowd: Crowd, artifacts: Path) -> None:
+    """While the chat is closed its button counts the lines said; on a phone the chat opens
+    as a drawer above the action bar, whose buttons stay usable."""
+    ivan, maria = crowd.add(PHONE, "Иван"), crowd.add(DESKTOP, "Мария")
+    table_id = ivan.new_table("Чат " + ivan.name, "classic", 4)
+    for p in (ivan, maria):
+        p.open_table(table_id)
+        p.sit()
+    badge = ivan.page.locator("#chat-badge")
+    expect(badge).to_be_hidden()
+    maria.page.click('[data-panel="chat-panel"]')
+    for text in ("Привет, Ёж!", "Играем?"):
+        maria.page.fill("#chat-input", text)
+        maria.page.press("#chat-input", "Enter")
+    expect(badge).to_have_text("2")
+    ivan.page.click('[data-panel="chat-panel"]')
+    expect(badge).to_be_hidden()
+    expect(ivan.page.locator("#chat-list li").last).to_have_text(f"{maria.name}: Играем?")
+    ivan.shot(artifacts, "chat-drawer")
+    # The bar's buttons are not under the drawer: each one is what its centre hits.
+    buttons = ivan.page.locator("#actions .act")
+    expect(buttons.first).to_be_visible()
+    covered = ivan.page.evaluate(
+        """() => [...document.querySelectorAll("#actions .act")].filter((b) => {
+             const r = b.getBoundingClientRect();
+             return !b.contains(document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2));
+           }).map((b) => b.textContent)"""
+    )
+    assert covered == []
+    ivan.click("Готов")
+    expect(ivan.page.locator(f'.seat[data-seat="{ivan.name}"] .mark.ready')).to_be_visible()
+    maria.page.fill("#chat-input", "Вижу")
+    maria.page.press("#chat-input", "Enter")
+    expect(ivan.page.locator("#chat-list li").last).to_have_text(f"{maria.name}: Вижу")
+    expect(badge).to_be_hidden()  # read as it came: the panel is open

@@ -55,14 +55,14 @@ def test_classic_look_cook_svara_split_reload(people: list[Player], artifacts: P
     looker = table.do("Смотреться")
     assert any(p.page.locator(".banner.look").count() for p in people)
     for p in people:
-        expect(p.page.locator(".banner.look")).to_have_text("Смотрят карты")
+        expect(p.page.locator(".banner.look .banner-text")).to_have_text("Смотрят карты")
     anna.shot(artifacts, "classic-look")
-    expect(looker.page.locator(".last3 li").last).to_contain_text("Смотреться")
+    expect(looker.page.locator(".last3 li").last).to_contain_text(f"{looker.name} смотрится с ")
     table.play_until("Готов", FINISH)
     table.over()
     history = anna.page.locator("#history-list")
     anna.page.click('[data-panel="history-panel"]')
-    expect(history.locator("li", has_text="Смотреться")).to_have_count(1)
+    expect(history.locator("li", has_text=" смотрится с ")).to_have_count(1)
     anna.page.click("#history-panel [data-close]")
 
     # The first «Готов» starts the gathering timer (C-1.3): a ring on everyone who has not
@@ -84,7 +84,7 @@ def test_classic_look_cook_svara_split_reload(people: list[Player], artifacts: P
     expect(partner.page.locator(".dialog.vote h2")).to_have_text(f"{closer.name} предлагает варить")
     table.do("Согласиться", partner)
     for p in people:
-        expect(p.page.locator(".banner.svara")).to_have_text("СВАРА!")
+        expect(p.page.locator(".banner.svara .banner-text")).to_have_text("СВАРА!")
     entry = folder.page.locator(".dialog.svara-entry")
     expect(entry).to_be_visible()
     folder.shot(artifacts, "classic-svara-entry")
@@ -105,7 +105,7 @@ def test_classic_look_cook_svara_split_reload(people: list[Player], artifacts: P
     for _ in range(2):
         table.do("Согласиться")
     for p in people:
-        expect(p.page.locator(".banner.split")).to_have_text("Игроки поделили банк")
+        expect(p.page.locator(".banner.split .banner-text")).to_have_text("Игроки поделили банк")
     table.over()
     boris.shot(artifacts, "classic-split")
 
@@ -162,7 +162,7 @@ def test_classic_dark_and_the_privileged_look(
     dark.shot(artifacts, "classic-dark-look")
     table.do("Смотреться", dark)
     for p in players:
-        expect(p.page.locator(".banner.look")).to_have_text("Смотрят карты")
+        expect(p.page.locator(".banner.look .banner-text")).to_have_text("Смотрят карты")
     # After his first decision he sees his own cards (C-4.19), won or lost.
     expect(dark.page.locator(".my-cards .card.up")).to_have_count(3)
     table.play_until("Готов", FINISH)

@@ -88,7 +88,7 @@ def russian_left_in_bulgarian(page: Page, names: tuple[str, ...] = ()) -> list[s
     Russian has, or a Russian entry of the dictionary whose Bulgarian differs (players'
     `names`, which lines such as «Гэри: ВДИГАМ 10» hold, taken out first)."""
     words = set(page.evaluate(RUSSIAN_WORDS))
-    assert "Столы" in words and "Играть с Гэри" in words
+    assert "Столы" in words and "Играть с Гэри · Свара 32" in words
     texts = []
     for text in page.evaluate(VISIBLE_TEXT):
         for name in names:
@@ -133,15 +133,18 @@ def test_login_register_and_lobby_follow_the_language_setting(
         grant(web, name, 1000)
 
         pw_expect(page.locator("#tables-title")).to_have_text("Tables")
-        pw_expect(page.locator("#practice button")).to_have_text("Play with Gary")
+        pw_expect(page.locator("#practice button")).to_have_text("Play with Gary · Svara 32")
         pw_expect(page.locator("label[for=private]")).to_have_text("Private: by invite link only")
         # A new table: its live row (lobby.js) and, after a reload, the server's row.
         table = f"T {name}"
         page.fill("#new-table input[name=name]", table)
         page.select_option("#new-table select[name=variant]", "shaha36")
         page.click("#new-table button[type=submit]")
+        page.wait_for_url(re.compile(r"/table/\d+$"))  # «Открыть стол» opens the table
+        page.goto(web.url + "/")
         row = page.locator("#table-rows tr", has_text=table)
         pw_expect(row.locator(".table-stakes")).to_have_text(re.compile(r"^ante \d+, buy-in "))
+        pw_expect(row.locator(".table-variant")).to_have_text("Shaha")
         page.reload()
         pw_expect(row.locator(".table-stakes")).to_have_text(re.compile(r"^ante \d+, buy-in "))
         pw_expect(page.locator(".lobby-own-tables li", has_text=table)).to_contain_text("bots: 0")
@@ -161,7 +164,7 @@ def test_login_register_and_lobby_follow_the_language_setting(
         pw_expect(page.locator("html")).to_have_attribute("lang", "ru")
         pw_expect(page.locator("#tables-title")).to_have_text("Столы")
         pw_expect(row.locator(".table-stakes")).to_have_text(re.compile(r"^анте \d+, бай-ин "))
-        pw_expect(page.locator("#practice button")).to_have_text("Играть с Гэри")
+        pw_expect(page.locator("#practice button")).to_have_text("Играть с Гэри · Свара 32")
         assert errors == []
     finally:
         context.close()
@@ -194,7 +197,7 @@ def test_bulgarian_lobby_table_and_rules_survive_a_reload(crowd: Crowd, artifact
         pw_expect(page).to_have_title("Лоби — Свара")
         pw_expect(page.locator("#tables-title")).to_have_text("Маси")
         pw_expect(page.locator("#new-table button[type=submit]")).to_have_text("Отвори маса")
-        pw_expect(page.locator("#practice button")).to_have_text("Играй с Гари")
+        pw_expect(page.locator("#practice button")).to_have_text("Играй с Гари · Свара 32")
         pw_expect(page.locator(".site-nav button")).to_have_text("Изход")
         assert russian_left_in_bulgarian(page) == []
         page.reload()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from collections.abc import Iterator
 from itertools import combinations
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ from typing import Any
 from playwright.sync_api import Browser
 
 from app.engine.cards import parse_card
-from app.engine.hand import RuleError
+from app.engine.hand import Hand, RuleError
 from app.engine.handfile import HandFileError, parse, start
 from app.engine.scoring import SCORERS
 from tests.server.conftest import Server
@@ -56,9 +57,9 @@ RENDER = """async (cases) => {
 }"""
 
 
-def awaited_views() -> list[dict[str, Any]]:
-    """Every awaited player's view at every step of every hand file that starts."""
-    cases: list[dict[str, Any]] = []
+def replayed() -> Iterator[tuple[str, int, Hand]]:
+    """Every step of every hand file that starts: its file, the step, the hand then (acted
+    on after it is yielded)."""
     for path in sorted(HANDS.glob("*/*.json")):
         try:
             hf = parse(json.loads(path.read_text(encoding="utf-8")))
@@ -66,16 +67,22 @@ def awaited_views() -> list[dict[str, Any]]:
         except (HandFileError, RuleError):
             continue  # files about a hand that must not start
         for step in range(len(hf.actions) + 1):
-            for player in hand.awaiting():
-                cases.append({"file": f"{path.parent.name}/{path.name}", "step": step,
-                              "me": player, "view": hand.view(player)})  # fmt: skip
+            yield f"{path.parent.name}/{path.name}", step, hand
             if step == len(hf.actions) or hand.finished:
                 break
             try:
                 hand.act(hf.actions[step])
             except RuleError:
                 break  # files whose point is a refused action
-    return cases
+
+
+def awaited_views() -> list[dict[str, Any]]:
+    """Every awaited player's view at every step of every hand file that starts."""
+    return [
+        {"file": file, "step": step, "me": player, "view": hand.view(player)}
+        for file, step, hand in replayed()
+        for player in hand.awaiting()
+    ]
 
 
 def test_every_button_is_a_legal_action_in_the_seed_words(web: Server, chromium: Browser) -> None:
