@@ -444,8 +444,8 @@ class VoiceHub:
     def offer(self, table: int, player: str, seats: int, sdp: str) -> str:
         """The browser's offer → the SFU's answer (a re-offer replaces the old peer). An
         offer the page never makes is refused here, before the SFU spends anything on it."""
-        check_offer(sdp, seats - 1)
         self._member(table, player)
+        check_offer(sdp, seats - 1)
         answer = self._sfu().request("offer", table=str(table), player=player, sdp=sdp)["sdp"]
         public = self.settings.public_address
         return announce(answer, public) if public else answer

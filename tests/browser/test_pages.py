@@ -61,7 +61,7 @@ def test_manifest_icons_worker_and_installable(
     scope = page.evaluate("navigator.serviceWorker.ready.then(r => r.scope)")
     assert scope == web.url + "/"
     page.reload()
-    page.wait_for_function("navigator.serviceWorker.controller !== null")
+    page.wait_for_function("() => navigator.serviceWorker.controller !== null")
     cached = page.evaluate(
         "caches.keys().then(ks => Promise.all(ks.map(k => caches.open(k).then(c => c.keys()))))"
         ".then(lists => lists.flat().map(r => new URL(r.url).pathname))"
@@ -82,7 +82,7 @@ def test_offline_shell_and_reconnect(web: Server, people: list[Player]) -> None:
     anna, boris, _ = people
     table_id = anna.new_table("Связь " + anna.name, "classic", 4)
     anna.open_table(table_id)
-    anna.page.wait_for_function("navigator.serviceWorker.controller !== null")
+    anna.page.wait_for_function("() => navigator.serviceWorker.controller !== null")
     net = anna.page.locator("[data-net]")
     expect(net).to_be_hidden()
     anna.context.set_offline(True)

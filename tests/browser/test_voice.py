@@ -128,7 +128,7 @@ def voice_on(player: Player) -> None:
 
 def connected(page: Page) -> None:
     page.wait_for_function(
-        "window.voice && window.voice.pc && window.voice.pc.connectionState === 'connected'",
+        "() => window.voice && window.voice.pc && window.voice.pc.connectionState === 'connected'",
         timeout=WAIT_MS,
     )
 
@@ -218,15 +218,19 @@ def test_seated_players_hear_each_other_with_the_toggles_and_a_reload(
     # Standing up ends the voice: the others' slot for him is freed.
     boris.page.click("#leave")
     anna.page.wait_for_function(
-        "who => ![...window.voice.slots.values()].includes(who)", arg=boris.name, timeout=WAIT_MS
+        "who => ![...window.voice.slots.values()].includes(who)",
+        arg=boris.name,
+        timeout=WAIT_MS,
     )
 
     # Kicked by the admin: the server ends his voice, and so does his page (no stale peer).
     admin(voice_crowd.server, "table", "kick", str(table), vera.name)
-    vera.page.wait_for_function("window.voice.pc === null", timeout=WAIT_MS)
+    vera.page.wait_for_function("() => window.voice.pc === null", timeout=WAIT_MS)
     pw_expect(vera.page.locator("#mic")).to_have_attribute("aria-pressed", "false")
     anna.page.wait_for_function(
-        "who => ![...window.voice.slots.values()].includes(who)", arg=vera.name, timeout=WAIT_MS
+        "who => ![...window.voice.slots.values()].includes(who)",
+        arg=vera.name,
+        timeout=WAIT_MS,
     )
     for player in (anna, vera):
         assert player.errors == []

@@ -151,7 +151,7 @@ def browser() -> Iterator[Browser]:
 def open_player(browser: Browser, base: str, player: str) -> Page:
     page = browser.new_page()
     page.goto(f"{base}/?player={player}")
-    page.wait_for_function("window.voiceReady === true")
+    page.wait_for_function("() => window.voiceReady === true")
     page.evaluate("voice.start()")
     return page
 
@@ -217,14 +217,14 @@ def test_three_pages_hear_each_other_and_the_toggles_work(
 
     # a reload rejoins voice: C's new page hears A and is heard by A
     pages["C"].reload()
-    pages["C"].wait_for_function("window.voiceReady === true")
+    pages["C"].wait_for_function("() => window.voiceReady === true")
     pages["C"].evaluate("voice.start()")
     grows(pages["C"], mid("C", "A"))
     grows(pages["A"], mid("A", "C"))
 
     # listen only: a page starting with the mic off never opens it, hears, is not heard
     pages["C"].reload()
-    pages["C"].wait_for_function("window.voiceReady === true")
+    pages["C"].wait_for_function("() => window.voiceReady === true")
     pages["C"].evaluate("voice.start({ mic: false })")
     grows(pages["C"], mid("C", "A"))
     assert pages["C"].evaluate("voice.micStream === null")

@@ -99,7 +99,8 @@ async def talk(voice: VoiceHub, table: int, player: str, seats: int) -> Particip
     """The browser's path: voice:join, then voice:offer → answer (blocking calls in a thread)."""
     config = await asyncio.to_thread(voice.join, table, player, seats)
     participant = Participant(slots=config["slots"])
-    answer = await asyncio.to_thread(voice.offer, table, player, await participant.offer())
+    offer = await participant.offer()
+    answer = await asyncio.to_thread(voice.offer, table, player, seats, offer)
     await participant.accept(answer)
     return participant
 
@@ -137,7 +138,7 @@ def test_hub_connects_browsers_and_reports_toggles(hub: tuple[VoiceHub, Inbox]) 
     assert inbox.wait_for("voice:member")["player"] == "ann"
     assert any(p.get("gone") for e, _, _, p in inbox.events if e == "voice:member")
     with pytest.raises(VoiceError):
-        voice.offer(7, "bob", "v=0")  # bob left: no offer accepted any more
+        voice.offer(7, "bob", 3, "v=0")  # bob left: no offer accepted any more
 
 
 def test_a_dead_sfu_is_restarted_and_voice_resumes(hub: tuple[VoiceHub, Inbox]) -> None:

@@ -74,8 +74,9 @@ def test_proxy_headers_are_trusted_only_when_configured(tmp_path: Path, trusted:
 
 def test_runtime_seams_presence_hooks_and_lobby_publish(tmp_path: Path) -> None:
     """What the table runtime plugs into: connect/disconnect hooks with the player, the
-    lobby's occupancy provider and `publish` from outside any request."""
-    app = make_app(tmp_path, WTF_CSRF_ENABLED=False)
+    lobby's occupancy provider and `publish` from outside any request (with no
+    PRESENCE_GRACE the disconnect hooks run at once)."""
+    app = make_app(tmp_path, WTF_CSRF_ENABLED=False, PRESENCE_GRACE=0)
     with app.app_context(), get_db().session() as s:
         create_user(s, "anna", "password-1")
         table = create_table(s, "Стол", "svara32")
