@@ -143,7 +143,7 @@ def _game(game: str) -> str:
     return game
 
 
-@bp.route("/table/<int:table_id>")
+@bp.route("/table/<id:table_id>")
 @login_required
 def table(table_id: int) -> Any:
     """The table page: a shell that joins the table over Socket.IO (the socket needs the

@@ -24,6 +24,7 @@ from typing import Any
 from flask import Flask, request
 from flask_socketio import emit
 from socketio import packet
+from werkzeug.routing import IntegerConverter
 
 from app import metrics
 from app.auth.presence import EXTENSION as PRESENCE
@@ -44,6 +45,14 @@ Shape = Mapping[str, type | tuple[type, ...]]
 # Every table id, seat, stack, version or chat id a feature sees is within them, so none
 # reaches SQLite beyond its 64 bits (docs/protocol.md).
 MAX_INT = 2**53 - 1
+
+
+class IdConverter(IntegerConverter):
+    """`<id:…>` in a URL: a positive id within MAX_INT, as on the sockets; a larger one
+    matches no route (404) instead of overflowing SQLite's integers (an HTTP 500)."""
+
+    def __init__(self, map: Any) -> None:
+        super().__init__(map, min=1, max=MAX_INT)
 
 
 class ProtocolError(Exception):
@@ -241,6 +250,8 @@ class Gate:
 
 
 def init_app(app: Flask) -> None:
+    app.url_map.converters["id"] = IdConverter
+
     def who(sid: str) -> int | None:
         player = app.extensions[PRESENCE].player(sid)  # made by app.auth, after this
         return None if player is None else player.id

@@ -139,7 +139,7 @@ def _toggle(player: Player, payload: dict[str, Any]) -> dict[str, Any]:
         return protocol.refuse("table:bots", refused.reason)
 
 
-@bp.post("/tables/<int:table_id>/bots")
+@bp.post("/tables/<id:table_id>/bots")
 @login_required
 def toggle_form(table_id: int) -> Any:
     """The lobby's switch (form field `fill`: 1 or 0) for the creator's own tables."""
