@@ -2,10 +2,13 @@
 
 A slot's sender keeps the same track for the whole connection (swapping tracks under an
 aiortc sender leaves it waiting on a stopped relay track, architecture.md); the SFU
-pushes packets into the gate, and when nothing is pushed (mic off, listen off, free
-slot) the sender simply sends nothing. When the slot starts carrying another source
-(a new publisher, or the same player after a reconnect) the timestamps are rebased so
-that the browser sees one continuous stream on the slot's SSRC.
+pushes packets into the gate as they arrive, and when nothing is pushed (mic off, listen
+off, free slot) the sender simply sends nothing. `Renumbering` gives each outgoing stream
+its own consistent RTP sequence numbers and timestamps: within one source a lost packet
+stays a gap and a late one keeps its place (the listener's browser conceals and reorders,
+docs/voice-protocol.md); a new source (another publisher, the same player after a
+reconnect) or a jump after a pause continues the stream where it was, so the browser sees
+one continuous stream on the slot's SSRC.
 """
 
 from __future__ import annotations
@@ -14,44 +17,84 @@ import asyncio
 import time
 from collections.abc import Callable
 
-from aiortc.mediastreams import MediaStreamError, MediaStreamTrack
+from aiortc.mediastreams import MediaStreamError
 
-from .passthrough import OpusPacket
+from .passthrough import OpusPacket, RelayedTrack
 
 #: Opus frames of 20 ms at 48 kHz.
 SAMPLES_PER_FRAME = 960
 CLOCK_RATE = 48000
 #: Packets queued per slot before the oldest is dropped (a stalled sender must not grow).
 DEPTH = 8
+#: A sequence jump of more packets than this (2 s) is not loss but a pause in forwarding
+#: (listen or mic off at the SFU while the browser kept sending): the stream continues.
+MAX_GAP = 100
+
+SEQ_MOD = 1 << 16
+TS_MOD = 1 << 32
 
 
-class GateTrack(MediaStreamTrack):
+def _seq_delta(newer: int, older: int) -> int:
+    """`newer − older` of two 16-bit sequence numbers, in −32768..32767 (wraps at 65535)."""
+    return (newer - older + SEQ_MOD // 2) % SEQ_MOD - SEQ_MOD // 2
+
+
+class Renumbering:
+    """The sequence numbers and timestamps of one outgoing stream (pure: unit-tested)."""
+
+    def __init__(self) -> None:
+        self._source: object = None
+        self._seq_offset = 0
+        self._ts_offset = 0
+        self._newest: int | None = None  # highest incoming seq of the current source
+        self._last_seq = -1  # outgoing numbers of the newest packet sent
+        self._last_ts = 0
+        self._last_time = 0.0
+        self._started = False
+
+    def map(self, seq: int, ts: int, source: object, now: float) -> tuple[int, int] | None:
+        """Outgoing (seq, ts) for incoming `seq`/`ts` of `source`, None for a duplicate."""
+        delta = MAX_GAP + 1 if self._newest is None else _seq_delta(seq, self._newest)
+        if source is not self._source or abs(delta) > MAX_GAP:
+            self._rebase(seq, ts, now)
+            self._source, delta = source, 1
+        elif delta == 0:
+            return None
+        out_seq = (seq + self._seq_offset) % SEQ_MOD
+        out_ts = (ts + self._ts_offset) % TS_MOD
+        if delta > 0:
+            self._newest = seq
+            self._last_seq, self._last_ts, self._last_time = out_seq, out_ts, now
+        return out_seq, out_ts
+
+    def _rebase(self, seq: int, ts: int, now: float) -> None:
+        """Continue the outgoing stream: next sequence number, timestamps by elapsed time."""
+        if self._started:
+            elapsed = int((now - self._last_time) * CLOCK_RATE)
+            self._ts_offset = self._last_ts + max(SAMPLES_PER_FRAME, elapsed) - ts
+        else:
+            self._ts_offset = 0
+        self._seq_offset = self._last_seq + 1 - seq
+        self._started = True
+
+
+class GateTrack(RelayedTrack):
     """An audio track fed by `push`; its sender forwards exactly what is pushed."""
-
-    kind = "audio"
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         super().__init__()
         self._queue: asyncio.Queue[OpusPacket | None] = asyncio.Queue(maxsize=DEPTH)
         self._clock = clock
-        self._source: object = None
-        self._offset = 0
-        self._last_pts: int | None = None
-        self._last_time = 0.0
+        self._numbers = Renumbering()
 
     def push(self, packet: OpusPacket, source: object) -> None:
-        """Queue `packet` of `source` (any identity: a new identity rebases timestamps)."""
+        """Queue `packet` of `source` (any identity: a new identity continues the stream)."""
         if self.readyState != "live":
             return
-        now = self._clock()
-        if source is not self._source:
-            if self._last_pts is not None:
-                gap = max(SAMPLES_PER_FRAME, int((now - self._last_time) * CLOCK_RATE))
-                self._offset = self._last_pts + gap - packet.pts
-            self._source = source
-        pts = packet.pts + self._offset
-        self._last_pts, self._last_time = pts, now
-        self._put(OpusPacket(packet.data, pts))
+        numbers = self._numbers.map(packet.seq, packet.pts, source, self._clock())
+        if numbers is not None:
+            seq, pts = numbers
+            self._put(OpusPacket(packet.data, pts, seq, packet.marker))
 
     def _put(self, item: OpusPacket | None) -> None:
         if self._queue.full():

@@ -1,5 +1,13 @@
 """Forward Opus as received: the hooks into aiortc internals (pinned: aiortc 1.16.0).
 
+Relay, don't buffer (docs/voice-protocol.md): each received RTP packet of an audio
+receiver skips aiortc's `JitterBuffer(capacity=16, prefetch=4)` — which holds a frame until
+the 4th packet after it arrives and discards what it holds at a loss, multiplying uplink
+loss about 5× — and reaches the track at once with its RTP sequence number and timestamp.
+Senders of a `RelayedTrack` send each packet with the sequence number and timestamp the
+track gives (rtc.gate rewrites them per outgoing stream), so a gap stays a gap and the
+listener's browser conceals and reorders, with Opus in-band FEC (`opus_answer`).
+
 aiortc's receiver always decodes: `RTCRtpReceiver.receive` starts a decoder thread
 (`aiortc.rtcrtpreceiver.decoder_worker`) fed through the receiver's private
 `__decoder_queue`, and the decoded frames reach the track through the event loop. Its
@@ -17,15 +25,20 @@ from __future__ import annotations
 
 import asyncio
 import fractions
+import logging
+import traceback
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
 import aiortc.rtcrtpreceiver as _receiver_module
-from aiortc import RTCRtpReceiver
-from aiortc.jitterbuffer import JitterFrame
-from aiortc.rtcrtpparameters import RTCRtpReceiveParameters
+from aiortc import RTCRtpReceiver, RTCRtpSender, clock
+from aiortc.mediastreams import MediaStreamError, MediaStreamTrack
+from aiortc.rtcrtpparameters import RTCRtpCodecParameters, RTCRtpReceiveParameters
+from aiortc.rtcrtpsender import random_sequence_number
 from aiortc.rtp import RtpPacket
+from aiortc.sdp import SessionDescription
+from aiortc.utils import random32, uint16_add, uint32_add
 
 #: The aiortc version whose internals these hooks were written and tested against.
 AIORTC_VERSION = "1.16.0"
@@ -37,18 +50,55 @@ class OpusPacket:
     """One encoded Opus frame, duck-typed like the `av.Packet` an aiortc sender packs.
 
     `OpusEncoder.pack` reads `pts`, `time_base` and `bytes(packet)`; a plain object is
-    much cheaper than an `av.Packet` and lets each gate give its own timestamps.
+    much cheaper than an `av.Packet` and lets each gate give its own timestamps. Received
+    packets carry their RTP timestamp as `pts` and their RTP sequence number as `seq`.
     """
 
-    __slots__ = ("data", "pts")
+    __slots__ = ("data", "marker", "pts", "seq")
     time_base = OPUS_TIME_BASE
 
-    def __init__(self, data: bytes, pts: int) -> None:
+    def __init__(self, data: bytes, pts: int, seq: int = 0, marker: int = 0) -> None:
         self.data = data
         self.pts = pts
+        self.seq = seq
+        self.marker = marker
 
     def __bytes__(self) -> bytes:
         return self.data
+
+
+class RelayedTrack(MediaStreamTrack):
+    """A track whose packets already carry their outgoing RTP `seq` and `pts` (rtc.gate);
+    its sender sends them as they are instead of numbering them one after another."""
+
+    kind = "audio"
+
+
+class _RelayedFrame:
+    """One received RTP packet as the receiver hands it on (stands in for a JitterFrame).
+
+    aiortc overwrites `timestamp` through its TimestampMapper, which takes a reordered
+    packet for a timestamp wrap; the packet's own numbers are kept aside.
+    """
+
+    __slots__ = ("data", "marker", "rtp_timestamp", "seq", "timestamp")
+
+    def __init__(self, packet: RtpPacket) -> None:
+        # Not typed (next line): aiortc's depayloaded data, set on the packet by the receiver.
+        self.data: bytes = packet._data  # type: ignore[attr-defined]
+        self.timestamp = self.rtp_timestamp = packet.timestamp
+        self.seq = packet.sequence_number
+        self.marker = packet.marker
+
+
+class _NoJitterBuffer:
+    """Stands in for an audio receiver's JitterBuffer: every packet is a frame at once."""
+
+    def add(self, packet: RtpPacket) -> tuple[bool, _RelayedFrame | None]:
+        """(PLI needed, the frame to decode): never a PLI (audio), always the packet."""
+        if not packet._data:  # type: ignore[attr-defined]  # padding-only: nothing to relay
+            return False, None
+        return False, _RelayedFrame(packet)
 
 
 class _DirectQueue:
@@ -57,18 +107,21 @@ class _DirectQueue:
     def __init__(self, track_queue: asyncio.Queue[Any]) -> None:
         self._out = track_queue
 
-    def put(self, item: tuple[Any, JitterFrame] | None) -> None:
+    def put(self, item: tuple[Any, _RelayedFrame] | None) -> None:
         """What the receiver hands its decoder: (codec, frame), or None at the end."""
         if item is None:
             self._out.put_nowait(None)  # the track ends, as after the decoder thread
             return
         codec, frame = item
         if codec.name.lower() == "opus":  # browsers send Opus; anything else is dropped
-            self._out.put_nowait(OpusPacket(frame.data, frame.timestamp))
+            packet = OpusPacket(frame.data, frame.rtp_timestamp, frame.seq, frame.marker)
+            self._out.put_nowait(packet)
 
 
 _original_receive = RTCRtpReceiver.receive
 _original_decoder_worker = _receiver_module.decoder_worker
+_original_run_rtp = RTCRtpSender._run_rtp
+logger = logging.getLogger("rtc")
 
 
 async def _receive(self: RTCRtpReceiver, parameters: RTCRtpReceiveParameters) -> None:
@@ -76,7 +129,48 @@ async def _receive(self: RTCRtpReceiver, parameters: RTCRtpReceiveParameters) ->
     if track is not None and track.kind == "audio":
         # Not typed (next line): aiortc's private queue, replaced to skip decoding.
         self._RTCRtpReceiver__decoder_queue = _DirectQueue(track._queue)  # type: ignore[attr-defined]
+        self._RTCRtpReceiver__jitter_buffer = _NoJitterBuffer()  # type: ignore[attr-defined]
     await _original_receive(self, parameters)
+
+
+async def _run_rtp(self: RTCRtpSender, codec: RTCRtpCodecParameters) -> None:
+    """aiortc's sending loop, except that a RelayedTrack's packets keep their numbers."""
+    if not isinstance(self.track, RelayedTrack):
+        await _original_run_rtp(self, codec)
+        return
+    # Not typed (below): aiortc's private sender state, as its own loop keeps it (so that
+    # its RTCP sender reports stay right).
+    self._RTCRtpSender__rtp_started.set()  # type: ignore[attr-defined]
+    sequence_origin, timestamp_origin = random_sequence_number(), random32()
+    extensions = self._RTCRtpSender__rtp_header_extensions_map  # type: ignore[attr-defined]
+    track = self.track
+    try:
+        while True:
+            relayed = await track.recv()
+            if not self._enabled:
+                continue
+            packet = RtpPacket(
+                payload_type=codec.payloadType,
+                marker=relayed.marker,
+                sequence_number=uint16_add(sequence_origin, relayed.seq),
+                timestamp=uint32_add(timestamp_origin, relayed.pts),
+            )
+            packet.ssrc = self._ssrc
+            packet.payload = relayed.data
+            packet.extensions.abs_send_time = (clock.current_ntp_time() >> 14) & 0x00FFFFFF
+            packet.extensions.mid = self._RTCRtpSender__mid  # type: ignore[attr-defined]
+            await self.transport._send_rtp(packet.serialize(extensions))
+            self._RTCRtpSender__ntp_timestamp = clock.current_ntp_time()  # type: ignore[attr-defined]
+            self._RTCRtpSender__rtp_timestamp = packet.timestamp  # type: ignore[attr-defined]
+            self._RTCRtpSender__octet_count += len(relayed.data)  # type: ignore[attr-defined]
+            self._RTCRtpSender__packet_count += 1  # type: ignore[attr-defined]
+    except (asyncio.CancelledError, ConnectionError, MediaStreamError):
+        pass
+    except Exception:  # as aiortc's loop: log, and still say the loop exited (or stop hangs)
+        logger.warning("relay sender failed: %s", traceback.format_exc())
+    track.stop()
+    self._RTCRtpSender__track = None  # type: ignore[attr-defined]
+    self._RTCRtpSender__rtp_exited.set()  # type: ignore[attr-defined]
 
 
 def _decoder_worker(loop: Any, input_q: Any, output_q: Any, decode_error: Any) -> None:
@@ -89,6 +183,7 @@ def install() -> None:
     """Make every audio receiver in this process pass Opus through (the SFU process)."""
     # Not typed (next line): patched for the SFU's process only, restored by unpatch().
     RTCRtpReceiver.receive = _receive  # type: ignore[method-assign]
+    RTCRtpSender._run_rtp = _run_rtp  # type: ignore[method-assign]
     _receiver_module.decoder_worker = _decoder_worker
 
 
@@ -96,6 +191,7 @@ def uninstall() -> None:
     """Restore aiortc's own receiving (decoding) path."""
     # Not typed (next line): the patch undone.
     RTCRtpReceiver.receive = _original_receive  # type: ignore[method-assign]
+    RTCRtpSender._run_rtp = _original_run_rtp  # type: ignore[method-assign]
     _receiver_module.decoder_worker = _original_decoder_worker
 
 
@@ -132,3 +228,27 @@ def watch_levels(receiver: RTCRtpReceiver, on_level: Callable[[int], None]) -> N
 def level_to_amplitude(dbov: int) -> float:
     """RFC 6464 level (0 = loudest … 127 = silence, in −dBov) as a 0..1 amplitude."""
     return 0.0 if dbov >= 127 else 10 ** (-dbov / 20)
+
+
+def opus_answer(answer: str, offer: str) -> str:
+    """`answer` asking the browser for Opus in-band FEC, and for DTX if its offer has it.
+
+    aiortc's Opus codec has no parameters, so its answer has no fmtp line and Chrome never
+    sends FEC; with `useinbandfec=1` its encoder adds it as the SFU's receiver reports
+    loss, and the listener's browser recovers a lost packet from the next one. DTX
+    (`usedtx=1`) only when the page offered it: it changes what a silent mic sends.
+    """
+    offered_dtx = any(
+        codec.parameters.get("usedtx") == 1
+        for media in SessionDescription.parse(offer).media
+        for codec in media.rtp.codecs
+        if codec.name.lower() == "opus"
+    )
+    description = SessionDescription.parse(answer)
+    for media in description.media:
+        for codec in media.rtp.codecs:
+            if codec.name.lower() == "opus":
+                codec.parameters["useinbandfec"] = 1
+                if offered_dtx:
+                    codec.parameters["usedtx"] = 1
+    return str(description)

@@ -1,9 +1,10 @@
 """The selective forwarding unit: one room per table, one server peer per participant.
 
 The browser offers its mic plus (seats − 1) receive-only slots and the SFU only answers
-(Chrome rejects aiortc's re-offers, architecture.md). Each publisher's received Opus
-packets (passed through, never decoded: rtc.passthrough) are pushed by one forwarding
-task into the gate track of every slot that carries that publisher, as the pure
+(Chrome rejects aiortc's re-offers, architecture.md), asking for Opus in-band FEC. Each
+publisher's received Opus packets (passed through as they arrive, never buffered or
+decoded: rtc.passthrough) are pushed by one forwarding task into the gate track of every
+slot that carries that publisher, as the pure
 `Room` says: mic off → no routes from the player, listen off → no routes to them.
 """
 
@@ -24,7 +25,7 @@ from aiortc.sdp import SessionDescription
 
 from .gate import GateTrack
 from .ice import IceConfig
-from .passthrough import OpusPacket, level_to_amplitude, watch_levels
+from .passthrough import OpusPacket, level_to_amplitude, opus_answer, watch_levels
 from .room import Room, RoomError
 
 #: How often speaking levels are sent (only when they changed).
@@ -128,7 +129,7 @@ class Sfu:
             peer.forward = asyncio.create_task(self._forward(peer, mic_track))
         changed = room.attach(player, slots=len(offer.slot_mids), publishing=mic_track is not None)
         self._send_slots(room, changed)
-        return pc.localDescription.sdp
+        return opus_answer(pc.localDescription.sdp, sdp)
 
     def set_mic(self, table: str, player: str, on: bool) -> None:
         """Mic toggle: off forwards nothing of `player`."""

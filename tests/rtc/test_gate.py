@@ -7,7 +7,7 @@ import asyncio
 import pytest
 from aiortc.mediastreams import MediaStreamError
 
-from rtc.gate import DEPTH, GateTrack
+from rtc.gate import DEPTH, MAX_GAP, GateTrack, Renumbering
 from rtc.passthrough import OpusPacket
 
 
@@ -27,10 +27,11 @@ def test_one_source_passes_through_unchanged() -> None:
     async def scenario() -> None:
         gate = GateTrack()
         source = object()
-        for pts in (0, 960, 1920, 96000):  # a gap (mic was off) is kept as it is
-            gate.push(OpusPacket(b"x%d" % pts, pts), source)
+        for seq, pts in ((7, 0), (8, 960), (9, 1920), (10, 96000)):  # a silent stretch
+            gate.push(OpusPacket(b"x%d" % pts, pts, seq), source)
         packets = await drain(gate, 4)
         assert [p.pts for p in packets] == [0, 960, 1920, 96000]
+        assert [p.seq for p in packets] == [0, 1, 2, 3]
         assert [p.data for p in packets] == [b"x0", b"x960", b"x1920", b"x96000"]
 
     asyncio.run(scenario())
@@ -44,13 +45,14 @@ def test_a_new_source_continues_the_timestamps() -> None:
         clock = Clock()
         gate = GateTrack(clock)
         first, second = object(), object()
-        gate.push(OpusPacket(b"a", 480000), first)
+        gate.push(OpusPacket(b"a", 480000, 500), first)
         clock.now = 0.5
-        gate.push(OpusPacket(b"b", 0), second)
-        gate.push(OpusPacket(b"c", 960), second)
-        gate.push(OpusPacket(b"d", 1920), first)  # back to the first: rebased again
+        gate.push(OpusPacket(b"b", 0, 9000), second)
+        gate.push(OpusPacket(b"c", 960, 9001), second)
+        gate.push(OpusPacket(b"d", 1920, 502), first)  # back to the first: rebased again
         packets = await drain(gate, 4)
         assert [p.pts for p in packets] == [480000, 504000, 504960, 505920]
+        assert [p.seq for p in packets] == [0, 1, 2, 3]
 
     asyncio.run(scenario())
 
@@ -60,7 +62,7 @@ def test_a_stalled_sender_keeps_only_the_newest_packets() -> None:
         gate = GateTrack()
         source = object()
         for i in range(DEPTH + 3):
-            gate.push(OpusPacket(b"", i * 960), source)
+            gate.push(OpusPacket(b"", i * 960, i), source)
         packets = await drain(gate, DEPTH)
         assert packets[0].pts == 3 * 960
         assert packets[-1].pts == (DEPTH + 2) * 960
@@ -83,3 +85,52 @@ def test_stop_wakes_a_waiting_sender() -> None:
             await gate.recv()
 
     asyncio.run(scenario())
+
+
+def numbers(renumbering: Renumbering, packets: list[tuple[int, int]], source: object) -> list:
+    return [renumbering.map(seq, ts, source, 0.0) for seq, ts in packets]
+
+
+def test_a_lost_packet_stays_a_gap_and_a_late_one_keeps_its_place() -> None:
+    """Relay, don't buffer (docs/voice-protocol.md): the browser sees the loss and the order."""
+    renumbering, source = Renumbering(), object()
+    packets = [(100, 9600), (101, 10560), (103, 12480), (102, 11520), (104, 13440)]
+    assert numbers(renumbering, packets, source) == [
+        (0, 9600),
+        (1, 10560),
+        (3, 12480),  # 102 lost here…
+        (2, 11520),  # …and arriving late: forwarded, in its own place
+        (4, 13440),
+    ]
+
+
+def test_a_duplicate_is_dropped() -> None:
+    renumbering, source = Renumbering(), object()
+    assert numbers(renumbering, [(5, 0), (6, 960), (6, 960)], source) == [(0, 0), (1, 960), None]
+
+
+def test_sequence_numbers_and_timestamps_wrap() -> None:
+    """Incoming numbers wrap at 65535 and 2³²−1; the outgoing ones follow without a jump."""
+    renumbering, source = Renumbering(), object()
+    first_ts = (1 << 32) - 960
+    packets = [(65534, first_ts), (65535, 0), (1, 1920), (0, 960)]
+    assert numbers(renumbering, packets, source) == [(0, first_ts), (1, 0), (3, 1920), (2, 960)]
+
+
+def test_the_outgoing_numbers_wrap_too() -> None:
+    renumbering, first, second = Renumbering(), object(), object()
+    for seq in [*range(0, 65536, MAX_GAP), 65535]:  # gaps up to MAX_GAP: out = in
+        assert renumbering.map(seq, seq * 960 % (1 << 32), first, 0.0) == (seq, seq * 960)
+    assert renumbering.map(7, 5000, second, 0.0) == (0, 65535 * 960 + 960)  # wrapped
+    assert renumbering.map(8, 5960, second, 0.0) == (1, 65535 * 960 + 1920)
+
+
+def test_a_long_pause_in_forwarding_continues_the_stream() -> None:
+    """Listen off at the SFU while the speaker kept sending: after more than MAX_GAP
+    missing packets the stream goes on at the next number, not as a burst of loss."""
+    renumbering, source = Renumbering(), object()
+    renumbering.map(10, 0, source, 0.0)
+    resumed = 10 + MAX_GAP + 50
+    assert renumbering.map(resumed, 150 * 960, source, 3.0) == (1, 3 * 48000)
+    assert renumbering.map(resumed + 1, 151 * 960, source, 3.02) == (2, 3 * 48000 + 960)
+    assert renumbering.map(5, 0, source, 3.04) == (3, 3 * 48000 + 960 * 2)  # far behind: rebased
