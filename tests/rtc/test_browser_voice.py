@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
@@ -86,6 +87,9 @@ class Signalling:
             return self.slots[listener][speaker]
 
 
+SignallingT = TypeVar("SignallingT", bound=Signalling)
+
+
 def serve(signalling: Signalling) -> ThreadingHTTPServer:
     script = (ROOT / "static" / "voice.js").read_bytes()
 
@@ -116,26 +120,35 @@ def serve(signalling: Signalling) -> ThreadingHTTPServer:
     return server
 
 
-@pytest.fixture
-def site(tmp_path: Path) -> Iterator[tuple[str, Signalling]]:
+@contextmanager
+def hosted(
+    folder: Path, signalling: Callable[[VoiceHub], SignallingT]
+) -> Iterator[tuple[str, SignallingT]]:
+    """A VoiceHub with its SFU, and the page server relaying to it through `signalling`."""
     holder: list[Signalling] = []
     hub = start(
         {"VOICE_ADDRESSES": ["127.0.0.1"]},
-        tmp_path,
+        folder,
         lambda *event: holder[0].deliver(*event),
         spawn=lambda target, *args: threading.Thread(target=target, args=args, daemon=True).start(),
         sleep=lambda seconds: threading.Event().wait(seconds),
     )
-    signalling = Signalling(hub)
-    holder.append(signalling)
-    server = serve(signalling)
+    made = signalling(hub)
+    holder.append(made)
+    server = serve(made)
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", signalling
+        yield f"http://127.0.0.1:{server.server_address[1]}", made
     finally:
         server.shutdown()
         server.server_close()
         assert hub.supervisor is not None
         hub.supervisor.stop()
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> Iterator[tuple[str, Signalling]]:
+    with hosted(tmp_path, Signalling) as running:
+        yield running
 
 
 @pytest.fixture

@@ -12,10 +12,17 @@ import aiortc.rtcrtpreceiver
 import pytest
 from aiortc import RTCConfiguration, RTCPeerConnection
 from aiortc.mediastreams import MediaStreamError, MediaStreamTrack
+from aiortc.sdp import SessionDescription
 
 from rtc import passthrough
 from rtc.client import EncodedToneTrack, ToneTrack
-from rtc.passthrough import AIORTC_VERSION, OpusPacket, level_to_amplitude, watch_levels
+from rtc.passthrough import (
+    AIORTC_VERSION,
+    OpusPacket,
+    level_to_amplitude,
+    opus_answer,
+    watch_levels,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -87,3 +94,32 @@ def test_level_to_amplitude() -> None:
     assert level_to_amplitude(0) == 1.0
     assert level_to_amplitude(127) == 0.0
     assert 0.09 < level_to_amplitude(20) < 0.11
+
+
+def _opus_fmtp(sdp: str) -> dict[str, str]:
+    description = SessionDescription.parse(sdp)
+    (codec,) = [c for c in description.media[0].rtp.codecs if c.name.lower() == "opus"]
+    return {name: str(value) for name, value in codec.parameters.items()}
+
+
+def test_the_answer_asks_for_in_band_fec_and_for_dtx_only_when_offered() -> None:
+    async def scenario() -> None:
+        offerer = RTCPeerConnection(RTCConfiguration(iceServers=[]))
+        offerer.addTransceiver("audio", direction="sendrecv")
+        await offerer.setLocalDescription(await offerer.createOffer())
+        answerer = RTCPeerConnection(RTCConfiguration(iceServers=[]))
+        await answerer.setRemoteDescription(offerer.localDescription)
+        await answerer.setLocalDescription(await answerer.createAnswer())
+        offer, answer = offerer.localDescription.sdp, answerer.localDescription.sdp
+        await offerer.close()
+        await answerer.close()
+        assert "useinbandfec" not in answer  # aiortc alone never asks for FEC
+        assert _opus_fmtp(opus_answer(answer, offer)) == {"useinbandfec": "1"}
+        with_dtx = SessionDescription.parse(offer)
+        for codec in with_dtx.media[0].rtp.codecs:
+            if codec.name.lower() == "opus":
+                codec.parameters.update({"minptime": 10, "useinbandfec": 1, "usedtx": 1})
+        tuned = opus_answer(answer, str(with_dtx))
+        assert _opus_fmtp(tuned) == {"useinbandfec": "1", "usedtx": "1"}
+
+    asyncio.run(scenario())

@@ -1,0 +1,111 @@
+"""A speaker's lossy uplink, with real Chromium pages: the SFU passes the loss on as it is.
+
+«Иван»'s page reaches the SFU through a lossy UDP relay on loopback (tests/rtc/lossyrelay.py)
+that drops 5 % of his RTP packets; «Мария» listens directly. Relaying each packet as it
+arrives (docs/voice-protocol.md) leaves concealment to her browser, with Opus in-band FEC:
+the share of his audio concealed at her page stays within 1.5 × the loss applied (aiortc's
+jitter buffer, which the SFU no longer uses, multiplied it by 3–4), and the loss is visible
+in her stats (packetsLost), since gaps are passed on as gaps.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+from lossyrelay import LossyRelay
+from playwright.sync_api import Browser, Page
+from test_browser_voice import Signalling, browser, grows, hosted, open_player
+
+__all__ = ["browser"]  # the Chromium fixture, shared with the other page tests
+
+SPEAKER, LISTENER = "Иван", "Мария"
+LOSS = 0.05
+#: Audio measured at the listener: 10 s (48 kHz), about 500 packets of the speaker.
+WINDOW_SAMPLES = 480_000
+
+INBOUND = """async (mid) => {
+  let found = null;
+  (await voice.pc.getStats()).forEach((entry) => {
+    if (entry.type === "inbound-rtp" && entry.kind === "audio" && entry.mid === mid) found = entry;
+  });
+  return found && { concealed: found.concealedSamples, total: found.totalSamplesReceived,
+                    lost: found.packetsLost };
+}"""
+
+GROWN_SAMPLES = """async ([mid, n, ms]) => {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    let total = 0;
+    (await voice.pc.getStats()).forEach((entry) => {
+      if (entry.type === "inbound-rtp" && entry.mid === mid) total = entry.totalSamplesReceived;
+    });
+    if (total >= n) return total;
+    await new Promise((wake) => setTimeout(wake, 100));
+  }
+  return -1;
+}"""
+
+
+class RelayedSignalling(Signalling):
+    """Signalling that routes one player's connection through the lossy relay."""
+
+    def __init__(self, *args: Any, relayed: str, relay: LossyRelay) -> None:
+        super().__init__(*args)
+        self.relayed, self.relay = relayed, relay
+
+    def answer(self, player: str, event: str, payload: dict[str, Any]) -> dict[str, Any]:
+        if event != "voice:offer" or player != self.relayed:
+            return super().answer(player, event, payload)
+        offer = {**payload, "sdp": self.relay.offer(payload["sdp"])}
+        reply = super().answer(player, event, offer)
+        if reply.get("ok"):
+            reply = {**reply, "sdp": self.relay.answer(reply["sdp"])}
+        return reply
+
+
+@pytest.fixture
+def relayed_site(tmp_path: Path) -> Iterator[tuple[str, RelayedSignalling]]:
+    relay = LossyRelay(LOSS)
+    try:
+        with hosted(
+            tmp_path, lambda hub: RelayedSignalling(hub, relayed=SPEAKER, relay=relay)
+        ) as running:
+            yield running
+    finally:
+        relay.close()
+
+
+def inbound(page: Page, mid: str) -> dict[str, int]:
+    stats = page.evaluate(INBOUND, mid)
+    assert stats is not None, f"no inbound stream on slot {mid}"
+    return stats
+
+
+def test_uplink_loss_is_not_multiplied(
+    relayed_site: tuple[str, RelayedSignalling], browser: Browser
+) -> None:
+    base, signalling = relayed_site
+    speaker = open_player(browser, base, quote(SPEAKER))
+    listener = open_player(browser, base, quote(LISTENER))
+    mid = signalling.mid(LISTENER, SPEAKER)
+    grows(listener, mid)  # his audio arrives (through the relay)
+    for page in (speaker, listener):  # Opus in-band FEC asked for by the SFU's answer
+        assert "useinbandfec=1" in page.evaluate("voice.pc.remoteDescription.sdp")
+    assert signalling.relay.rtp_dropped > 0
+    before, dropped_before = inbound(listener, mid), signalling.relay.rtp_dropped
+    relayed_before = signalling.relay.rtp_relayed
+    goal = before["total"] + WINDOW_SAMPLES
+    assert int(listener.evaluate(GROWN_SAMPLES, [mid, goal, 40_000])) >= goal
+    after = inbound(listener, mid)
+    dropped = signalling.relay.rtp_dropped - dropped_before
+    applied = dropped / (dropped + signalling.relay.rtp_relayed - relayed_before)
+    concealed = (after["concealed"] - before["concealed"]) / (after["total"] - before["total"])
+    print(f"applied loss {applied:.3f}, concealed {concealed:.3f}, lost {after['lost']}")
+    assert 0.03 < applied < 0.07
+    assert concealed <= 1.5 * applied
+    assert after["lost"] > before["lost"]  # the gaps reach her browser as gaps
+    speaker.close()
