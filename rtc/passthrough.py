@@ -225,6 +225,13 @@ def watch_levels(receiver: RTCRtpReceiver, on_level: Callable[[int], None]) -> N
     receiver._handle_rtp_packet = handle_with_level  # type: ignore[method-assign]
 
 
+def backlog(track: MediaStreamTrack) -> int:
+    """Packets received for `track` and not read yet (its private queue): a backlog means
+    the event loop is behind, since a relayed packet is read as soon as it is queued."""
+    queue = getattr(track, "_queue", None)
+    return queue.qsize() if isinstance(queue, asyncio.Queue) else 0
+
+
 def level_to_amplitude(dbov: int) -> float:
     """RFC 6464 level (0 = loudest … 127 = silence, in −dBov) as a 0..1 amplitude."""
     return 0.0 if dbov >= 127 else 10 ** (-dbov / 20)
@@ -239,7 +246,7 @@ def opus_answer(answer: str, offer: str) -> str:
     (`usedtx=1`) only when the page offered it: it changes what a silent mic sends.
     """
     offered_dtx = any(
-        codec.parameters.get("usedtx") == 1
+        str(codec.parameters.get("usedtx")) == "1"  # aiortc keeps unknown parameters as text
         for media in SessionDescription.parse(offer).media
         for codec in media.rtp.codecs
         if codec.name.lower() == "opus"

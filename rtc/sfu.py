@@ -25,7 +25,7 @@ from aiortc.sdp import SessionDescription
 
 from .gate import GateTrack
 from .ice import IceConfig
-from .passthrough import OpusPacket, level_to_amplitude, opus_answer, watch_levels
+from .passthrough import OpusPacket, backlog, level_to_amplitude, opus_answer, watch_levels
 from .room import Room, RoomError
 
 #: How often speaking levels are sent (only when they changed).
@@ -34,6 +34,14 @@ LEVELS_INTERVAL = 0.2
 LEVEL_STEP = 0.05
 #: Most receive slots an offer may ask for (a table has at most 8 seats; a bound anyway).
 MAX_SLOTS = 15
+
+#: Received packets waiting for a publisher's forwarding task (50 a second) that mean the
+#: SFU's loop is behind (overloaded): logged, at most once per BACKLOG_LOG_INTERVAL.
+BACKLOG = 25
+BACKLOG_LOG_INTERVAL = 10.0
+#: The start of the refusal when aioice could bind no UDP port (the web process and the
+#: page recognise it: docs/voice-protocol.md).
+NO_PORT = "no free UDP port for voice"
 
 #: Longest wait for aiortc's own tasks of a closed peer (they end within ~20 ms: one pacing
 #: step of the ICE checks); a bound so that a stuck one cannot hold its table's lock.
@@ -120,6 +128,12 @@ class Sfu:
             await pc.setRemoteDescription(RTCSessionDescription(sdp, "offer"))
             mic_track = self._wire(peer, offer)
             await pc.setLocalDescription(await pc.createAnswer())
+            if "a=candidate:" not in pc.localDescription.sdp:
+                raise OfferError(self._no_port())
+        except OfferError as exc:
+            await pc.close()
+            logger.warning("voice of %r at table %s refused: %s", player, table, exc)
+            raise
         except Exception as exc:
             await pc.close()
             raise OfferError(f"cannot answer the offer: {exc}") from exc
@@ -207,6 +221,17 @@ class Sfu:
             raise RoomError(f"no voice room for table {table!r}")
         return room
 
+    def _no_port(self) -> str:
+        """Why no candidate could be offered: every port of the range is taken (or none
+        of the addresses could be bound); names the setting a host widens."""
+        ports = self.ice.ports
+        if ports is not None:
+            return (
+                f"{NO_PORT} in {ports.start}-{ports.stop - 1} (every port is taken): "
+                "widen VOICE_PORTS (docs/hosting.md)"
+            )
+        return f"{NO_PORT}: none could be bound on the offered addresses (VOICE_ADDRESSES)"
+
     def _forget(self, table: str) -> None:
         self.rooms.pop(table, None)
         self._sent_levels.pop(table, None)
@@ -234,11 +259,22 @@ class Sfu:
     async def _forward(self, peer: Peer, track: MediaStreamTrack) -> None:
         """Push each packet of `peer`'s mic into the gates of those who hear it."""
         room = self.rooms[peer.table]
+        logged = -BACKLOG_LOG_INTERVAL
+        loop = asyncio.get_running_loop()
         while True:
             try:
                 packet = await track.recv()
             except MediaStreamError:
                 return
+            waiting = backlog(track)
+            if waiting > BACKLOG and loop.time() - logged > BACKLOG_LOG_INTERVAL:
+                logged = loop.time()
+                logger.warning(
+                    "voice SFU overloaded: %d packets of %r at table %s wait to be forwarded",
+                    waiting,
+                    peer.player,
+                    peer.table,
+                )
             for listener, slot in room.routes(peer.player):
                 target = self.peers.get((peer.table, listener))
                 if target is not None and slot < len(target.gates):

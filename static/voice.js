@@ -36,10 +36,26 @@ function gathered(pc) {
   });
 }
 
+/** An Error the table page explains in the player's language (`code`: "insecure" — the
+ * page is not a secure context, so there is no microphone API; "ports" — the server has no
+ * free UDP port for voice, docs/hosting.md «VOICE_PORTS»). */
+export class VoiceFailure extends Error {
+  constructor(code, message) {
+    super(message);
+    this.code = code;
+  }
+}
+
+/** The start of the SFU's refusal when no UDP port is free (docs/voice-protocol.md). */
+const NO_PORT = "no free UDP port for voice";
+
 /** A reply of the signalling function, or an Error with the server's reason. */
 async function ask(signal, event, payload) {
   const reply = await signal(event, payload);
-  if (reply && reply.ok === false) throw new Error(reply.error || `${event} refused`);
+  if (reply && reply.ok === false) {
+    const reason = reply.error || `${event} refused`;
+    throw reason.includes(NO_PORT) ? new VoiceFailure("ports", reason) : new Error(reason);
+  }
   return reply || {};
 }
 
@@ -81,12 +97,17 @@ export class Voice {
    */
   async start({ mic } = {}) {
     this.close();
+    // The microphone first: without it (no secure context, permission refused) nothing is
+    // asked of the server, so the table never shows a member whose voice cannot work.
+    const wanted = mic ?? this.mic;
+    const early = wanted ? await this.#micTrack() : null;
     const config = await ask(this.signal, "voice:join", { table: this.table });
     const kept = config.mic ?? this.mic;
     this.mic = mic ?? kept;
     this.listen = config.listen ?? this.listen;
     this.onMembers(config.members || {});
-    const track = this.mic ? await this.#micTrack() : null;
+    const track = this.mic ? early || (await this.#micTrack()) : null;
+    if (early && !this.mic) early.enabled = false; // kept off by the server: not sent
 
     const pc = new RTCPeerConnection({ iceServers: config.iceServers || [] });
     this.pc = pc;
@@ -100,10 +121,15 @@ export class Voice {
 
     await pc.setLocalDescription(await pc.createOffer());
     await gathered(pc);
-    const answer = await ask(this.signal, "voice:offer", {
-      table: this.table,
-      sdp: pc.localDescription.sdp,
-    });
+    let answer;
+    try {
+      answer = await ask(this.signal, "voice:offer", { table: this.table, sdp: pc.localDescription.sdp });
+    } catch (error) {
+      // Refused (no free port…): leave again, so that the others do not see us in the voice.
+      if (this.pc === pc) this.close();
+      await ask(this.signal, "voice:leave", { table: this.table }).catch(() => {});
+      throw error;
+    }
     if (this.pc !== pc) return; // stopped or restarted meanwhile
     await pc.setRemoteDescription({ type: "answer", sdp: answer.sdp });
     for (const transceiver of slots) this.#play(transceiver);
@@ -113,6 +139,10 @@ export class Voice {
   /** The microphone's track, asked for once (the permission prompt) and then kept. */
   async #micTrack() {
     if (!this.micStream) {
+      // Browsers give the microphone API to secure contexts only (https, localhost).
+      if (!window.isSecureContext || !navigator.mediaDevices?.getUserMedia) {
+        throw new VoiceFailure("insecure", "the microphone needs HTTPS");
+      }
       this.micStream = await navigator.mediaDevices.getUserMedia(this.constraints);
     }
     const track = this.micStream.getAudioTracks()[0];

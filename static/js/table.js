@@ -201,7 +201,7 @@ socket.on("connect", () =>
     receive(ack.state);
     // Back after a reload with voice on: the server kept the toggles (voice:join).
     if (seated() && !voice && sessionStorage.getItem(VOICE_KEY)) {
-      startVoice().then(showVoice, (error) => toast(`${t("voice_failed")}: ${error.message}`));
+      startVoice().then(showVoice, (error) => toast(voiceProblem(error)));
     }
   }),
 );
@@ -440,6 +440,14 @@ async function startVoice(mic) {
   sessionStorage.setItem(VOICE_KEY, "on");
 }
 
+/** What the player reads when voice cannot start: the two causes he or the host can fix
+ * are said in his language (docs/hosting.md «Voice»), the rest with the server's reason. */
+function voiceProblem(error) {
+  if (error?.code === "insecure") return t("voice_https");
+  if (error?.code === "ports") return t("voice_ports");
+  return `${t("voice_failed")}: ${error.message}`;
+}
+
 async function toggleVoice(which) {
   try {
     if (!voice?.pc) {
@@ -449,7 +457,7 @@ async function toggleVoice(which) {
     } else if (which === "mic") await voice.setMic(!voice.mic);
     else await voice.setListen(!voice.listen);
   } catch (error) {
-    toast(`${t("voice_failed")}: ${error.message}`);
+    toast(voiceProblem(error));
   }
   showVoice();
 }
