@@ -99,6 +99,7 @@ DEFAULTS: dict[str, Any] = {
     "VOICE_TURN_SECRET": None,  # coturn's static-auth-secret: each browser its own TURN login
     "VOICE_TURN_TTL": 43200,  # seconds a browser's TURN login lasts (a long evening)
     "VOICE_PUBLIC_ADDRESS": None,  # the router's public IP, offered besides the SFU's own
+    "VOICE_DROP_AFTER": None,  # seconds without ICE consent before a peer is dropped; None ≈ 30
 }
 
 

@@ -207,13 +207,15 @@ class VoiceSettings:
     turn_secret: str | None = None
     turn_ttl: int = TURN_TTL
     public_address: str | None = None
+    drop_after: float | None = None
 
     @classmethod
     def from_config(cls, config: dict[str, Any], instance: Path) -> VoiceSettings:
         """VOICE_ICE_SERVERS (list of {urls, username, credential}), VOICE_ADDRESSES
         (IPs or interface names; empty = all but loopback), VOICE_PORTS ('40000-40099'),
         VOICE_TURN_SECRET and VOICE_TURN_TTL (per-browser TURN logins), VOICE_PUBLIC_ADDRESS
-        (the router's public IP, without STUN)."""
+        (the router's public IP, without STUN), VOICE_DROP_AFTER (seconds without ICE
+        consent before the SFU drops a peer; aioice's ~30 s when unset)."""
         return cls(
             socket_path=socket_path(instance),
             ice_servers=tuple(config.get("VOICE_ICE_SERVERS") or ()),
@@ -222,6 +224,9 @@ class VoiceSettings:
             turn_secret=config.get("VOICE_TURN_SECRET") or None,
             turn_ttl=int(config.get("VOICE_TURN_TTL") or TURN_TTL),
             public_address=config.get("VOICE_PUBLIC_ADDRESS") or None,
+            drop_after=float(config["VOICE_DROP_AFTER"])
+            if config.get("VOICE_DROP_AFTER")
+            else None,
         )
 
     def command(self) -> list[str]:
@@ -234,6 +239,8 @@ class VoiceSettings:
             command += ["--address", address]
         if self.ports:
             command += ["--ports", self.ports]
+        if self.drop_after is not None:
+            command += ["--drop-after", str(self.drop_after)]
         return command
 
     def browser_ice_servers(self, player: str, now: float | None = None) -> list[dict[str, str]]:
@@ -368,10 +375,12 @@ class Supervisor:
 
 @dataclass
 class VoiceMember:
-    """A seated player's voice toggles, kept by the web process."""
+    """A seated player's voice toggles, kept by the web process; `away` while the SFU has
+    dropped his connection and his page has not reconnected (the table sees him gone)."""
 
     mic: bool = True
     listen: bool = True
+    away: bool = False
 
 
 @dataclass
@@ -431,6 +440,7 @@ class VoiceHub:
             voice = self._tables.setdefault(table, _TableVoice(seats))
             voice.seats = seats
             member = voice.members.setdefault(player, VoiceMember())
+            member.away = False  # back (a reconnect after a drop joins again)
         self._sfu_join(table, player, member)
         self._announce(table, player)
         return {
@@ -490,7 +500,7 @@ class VoiceHub:
         with self._lock:
             voice = self._tables.get(table)
             members = dict(voice.members) if voice else {}
-        return {p: {"mic": m.mic, "listen": m.listen} for p, m in members.items()}
+        return {p: {"mic": m.mic, "listen": m.listen} for p, m in members.items() if not m.away}
 
     # -- calls from the supervisor -----------------------------------------------------
 
@@ -507,6 +517,7 @@ class VoiceHub:
         elif kind == "peer":
             payload = {"table": table, "state": event["state"]}
             self._deliver("voice:peer", table, event["player"], payload)
+            self._follow_peer(table, event["player"], event["state"])
         elif kind == "levels":
             self._deliver("voice:levels", table, None, {"table": table, "levels": event["levels"]})
 
@@ -519,6 +530,24 @@ class VoiceHub:
                 with contextlib.suppress(VoiceUnavailable, VoiceError):
                     self._sfu_join(table, player, member)
             self._deliver("voice:restart", table, None, {"table": table})
+
+    def _follow_peer(self, table: int, player: str, state: str) -> None:
+        """A dropped connection (`failed`) takes the player out of the table's voice until
+        his page reconnects (`connected`): the others see him leave and come back."""
+        with self._lock:
+            voice = self._tables.get(table)
+            member = voice.members.get(player) if voice else None
+            if member is None or member.away == (state == "failed"):
+                return
+            if state not in ("failed", "connected"):
+                return
+            member.away = state == "failed"
+        if member.away:
+            log.warning("voice of %r at table %s dropped; waiting for his page", player, table)
+            gone = {"table": table, "player": player, "gone": True}
+            self._deliver("voice:member", table, None, gone)
+        else:
+            self._announce(table, player)
 
     # -- helpers ------------------------------------------------------------------------
 

@@ -110,6 +110,18 @@ def offer_addresses(addresses: Sequence[str] | None) -> None:
 _default_host_addresses = aioice.ice.get_host_addresses
 
 
+def drop_after(seconds: float) -> None:
+    """Drop a peer that answered no ICE consent check for about `seconds` (RFC 7675).
+
+    aioice checks consent every CONSENT_INTERVAL (5 s) and gives up after CONSENT_FAILURES
+    (6) unanswered checks, ~30 s; it has no per-connection setting, so the SFU process sets
+    the interval once (VOICE_DROP_AFTER, docs/hosting.md). A dropped browser reconnects.
+    """
+    if seconds <= 0:
+        raise IceConfigError(f"drop-after must be positive, not {seconds}")
+    aioice.ice.CONSENT_INTERVAL = seconds / aioice.ice.CONSENT_FAILURES
+
+
 class PortRangeEventLoop(asyncio.SelectorEventLoop):
     """An event loop that binds 'any port' UDP endpoints within a fixed range.
 

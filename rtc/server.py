@@ -26,6 +26,7 @@ from . import passthrough
 from .ice import (
     IceConfig,
     IceServer,
+    drop_after,
     loop_factory,
     offer_addresses,
     parse_port_range,
@@ -281,7 +282,14 @@ def parse_args(argv: list[str] | None) -> tuple[Path, IceConfig, bool]:
     parser.add_argument(
         "--watch-stdin", action="store_true", help="exit when stdin closes (parent died)"
     )
+    parser.add_argument(
+        "--drop-after",
+        type=float,
+        help="seconds without an answer to ICE consent checks before a peer is dropped (~30)",
+    )
     args = parser.parse_args(argv)
+    if args.drop_after is not None:
+        drop_after(args.drop_after)
     addresses = resolve_addresses(args.address) if args.address else None
     return args.socket, IceConfig(args.ice_servers, addresses, args.ports), args.watch_stdin
 

@@ -286,12 +286,30 @@ class Sfu:
         if self.peers.get((peer.table, peer.player)) is not peer:
             return
         state = peer.pc.connectionState
-        if state != "closed":  # "closed" is told once, by _drop_peer
+        if state not in ("failed", "closed"):
             self.notify(
                 {"event": "peer", "table": peer.table, "player": peer.player, "state": state}
             )
-        if state in ("failed", "closed"):  # ICE consent lost, or the browser hung up
-            self._spawn(self._drop_if_current(peer))
+            return
+        # Not asked for (leave, close and a re-offer drop the peer first): ICE failed, its
+        # consent checks went unanswered (network lost, browser frozen, this machine too
+        # busy to check), or the browser hung up. Told as "failed": the page reconnects.
+        reason = (
+            "ICE failed"
+            if state == "failed"
+            else "no answer to ICE consent checks, or the browser hung up"
+        )
+        logger.warning("voice of %r at table %s dropped: %s", peer.player, peer.table, reason)
+        self.notify(
+            {
+                "event": "peer",
+                "table": peer.table,
+                "player": peer.player,
+                "state": "failed",
+                "reason": reason,
+            }
+        )
+        self._spawn(self._drop_if_current(peer))
 
     async def _drop_if_current(self, peer: Peer) -> None:
         if self.peers.get((peer.table, peer.player)) is peer:

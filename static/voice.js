@@ -17,6 +17,8 @@
 // table page's marks, shown to every seated page whether it joined or not: not handled here.
 
 const GATHER_TIMEOUT_MS = 3000;
+/** Waits between reconnection attempts after a drop: doubling, at most the last. */
+const RETRY_MS = [500, 1000, 2000, 4000, 8000, 15000];
 
 /** Wait until ICE gathering completes (the SFU takes no trickled candidates), bounded. */
 function gathered(pc) {
@@ -88,6 +90,9 @@ export class Voice {
     this.micSender = null;
     this.audio = new Map(); // mid → <audio>
     this.slots = new Map(); // mid → player
+    this.wanted = false; // voice is on for this page (started, not closed by the page)
+    this.reconnects = 0; // connections made again after a drop
+    this.retrying = null; // the pending reconnection attempt's timer
   }
 
   /**
@@ -97,6 +102,7 @@ export class Voice {
    */
   async start({ mic } = {}) {
     this.close();
+    this.wanted = true;
     // The microphone first: without it (no secure context, permission refused) nothing is
     // asked of the server, so the table never shows a member whose voice cannot work.
     const wanted = mic ?? this.mic;
@@ -111,7 +117,11 @@ export class Voice {
 
     const pc = new RTCPeerConnection({ iceServers: config.iceServers || [] });
     this.pc = pc;
-    pc.addEventListener("connectionstatechange", () => this.onState(pc.connectionState));
+    pc.addEventListener("connectionstatechange", () => {
+      if (this.pc !== pc) return;
+      if (pc.connectionState === "failed") this.#reconnect();
+      else this.onState(pc.connectionState);
+    });
     // Without a track (mic off) the sender sends nothing until setMic(true) gives it one.
     this.micSender = pc.addTransceiver(track || "audio", { direction: "sendonly" }).sender;
     const slots = [];
@@ -188,10 +198,29 @@ export class Voice {
       this.slots = new Map(payload.slots.map((s) => [s.mid, s.player]));
       this.onSlots(this.slots);
     } else if (event === "voice:peer") {
-      this.onState(payload.state);
+      // The SFU dropped us (no ICE consent: network lost, page frozen…): connect again. A
+      // "closed" is the end of a connection we replaced ourselves, or of our voice.
+      if (payload.state === "failed" && this.pc) this.#reconnect();
+      else if (payload.state !== "closed") this.onState(payload.state);
     } else if (event === "voice:restart" && this.pc) {
       this.start().catch((error) => this.onState(`failed: ${error.message}`));
     }
+  }
+
+  /** A fresh connection (aiortc has no ICE restart), retried with backoff while voice is
+   * on: the page shows "reconnecting" until it is connected again. */
+  #reconnect(attempt = 0) {
+    if (!this.wanted || (this.retrying !== null && attempt === 0)) return;
+    this.onState("reconnecting");
+    const wait = RETRY_MS[Math.min(attempt, RETRY_MS.length - 1)];
+    this.retrying = setTimeout(() => {
+      this.retrying = null;
+      if (!this.wanted) return;
+      this.start().then(
+        () => (this.reconnects += 1),
+        () => this.#reconnect(attempt + 1),
+      );
+    }, attempt === 0 ? 0 : wait);
   }
 
   /** Per slot: who it carries, bytes and audio energy received so far (for tests, UI). */
@@ -213,6 +242,9 @@ export class Voice {
 
   /** Close the connection (the server is told by `stop`, or by standing up). */
   close() {
+    this.wanted = false;
+    clearTimeout(this.retrying);
+    this.retrying = null;
     if (this.pc) this.pc.close();
     this.pc = null;
     this.micSender = null;

@@ -410,11 +410,17 @@ function showVoice() {
   $("#listen").setAttribute("aria-pressed", String(Boolean(voice?.listen && voice.pc)));
 }
 
-function toast(text) {
+/** A short note for 3 s; with `stay` it stays until the next note replaces it. */
+function toast(text, { stay = false } = {}) {
   const note = $("#toast");
   note.textContent = text;
   note.hidden = !text;
-  setTimeout(() => (note.hidden = true), 3000);
+  clearTimeout(toast.timer);
+  if (stay) note.dataset.stay = "1";
+  else {
+    delete note.dataset.stay;
+    toast.timer = setTimeout(() => (note.hidden = true), 3000);
+  }
 }
 
 /** Voice starts from the first press of either toggle, with the mic as pressed for: on for
@@ -427,6 +433,9 @@ async function startVoice(mic) {
     signal: (event, payload) => socket.timeout(10000).emitWithAck(event, payload),
     onState: (s) => {
       if (String(s).startsWith("failed")) toast(t("voice_failed"));
+      // Dropped and connecting again by itself: said until the voice is back.
+      if (s === "reconnecting") toast(t("voice_reconnecting"), { stay: true });
+      else if (s === "connected" && $("#toast").dataset.stay) toast("");
       showVoice();
     },
     // Everyone's toggles as the voice:join reply has them: the icons of those who joined
