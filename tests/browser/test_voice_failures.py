@@ -21,8 +21,8 @@ from playwright.sync_api import expect as pw_expect
 
 from tests.server.conftest import Server, start_server
 
-from .conftest import CHROMIUM, DESKTOP, Crowd, Player
-from .test_voice import EXPOSE_VOICE, FLAGS, connected, voice_on
+from .conftest import CHROMIUM, Crowd, Player
+from .test_voice import FLAGS, connected, join, voice_on
 
 LAN_NAME = "svara.test"
 #: Two ports: room for two players' voice (one port per peer on the one loopback address).
@@ -58,12 +58,6 @@ def people(small_voice: Server, lan_chromium: Browser) -> Iterator[Crowd]:
     made.close()
 
 
-def player(crowd: Crowd, prefix: str) -> Player:
-    made = crowd.add(DESKTOP, prefix)
-    made.context.add_init_script(EXPOSE_VOICE)
-    return made
-
-
 def members(page_of: Player, table: int) -> dict[str, Any]:
     """Who the server has in the table's voice, asked from a page that is in it."""
     return dict(page_of.page.evaluate(MEMBERS, table))
@@ -72,7 +66,7 @@ def members(page_of: Player, table: int) -> dict[str, Any]:
 def test_a_plain_http_page_says_https_is_needed_and_joins_nothing(
     people: Crowd, small_voice: Server
 ) -> None:
-    maria = player(people, "Мария")
+    maria = join(people, "Мария")
     table = maria.new_table("Голос по http " + maria.name, "classic", 3)
     maria.open_table(table)
     maria.sit()
@@ -83,7 +77,7 @@ def test_a_plain_http_page_says_https_is_needed_and_joins_nothing(
         people.chromium,
     )
     try:
-        ivan = player(lan, "Иван")
+        ivan = join(lan, "Иван")
         ivan.open_table(table)
         assert ivan.page.evaluate("window.isSecureContext") is False
         ivan.sit()
@@ -104,7 +98,7 @@ def test_a_plain_http_page_says_https_is_needed_and_joins_nothing(
 def test_a_full_port_range_is_explained_to_the_player_and_in_the_log(
     people: Crowd, small_voice: Server
 ) -> None:
-    maria, yozh, ivan = (player(people, p) for p in ("Мария", "Ёж", "Иван"))
+    maria, yozh, ivan = (join(people, p) for p in ("Мария", "Ёж", "Иван"))
     table = maria.new_table("Голос без портов " + maria.name, "classic", 3)
     for each in (maria, yozh, ivan):
         each.open_table(table)

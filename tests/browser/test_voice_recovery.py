@@ -22,8 +22,8 @@ from playwright.sync_api import expect as pw_expect
 
 from tests.server.conftest import Server, start_server
 
-from .conftest import CHROMIUM, DESKTOP, Crowd, Player
-from .test_voice import EXPOSE_VOICE, FLAGS, GROWS, SNAPSHOT, connected, voice_on
+from .conftest import CHROMIUM, Crowd
+from .test_voice import FLAGS, GROWS, SNAPSHOT, connected, join, voice_on
 
 DROP_AFTER = 4
 #: The promise of issue: voice back within 10 s of the browser running again.
@@ -90,18 +90,12 @@ def lan_crowd(quick_drop: Server, driver: Playwright) -> Iterator[Crowd]:
         browser.close()
 
 
-def player(crowd: Crowd, prefix: str) -> Player:
-    made = crowd.add(DESKTOP, prefix)
-    made.context.add_init_script(EXPOSE_VOICE)
-    return made
-
-
 def test_a_frozen_browser_is_dropped_and_its_voice_comes_back_by_itself(
     lan_crowd: Crowd, frozen_browser: tuple[Browser, str], quick_drop: Server
 ) -> None:
     browser, tag = frozen_browser
-    maria = player(lan_crowd, "Мария")
-    ivan = player(Crowd(quick_drop, browser), "Иван")
+    maria = join(lan_crowd, "Мария")
+    ivan = join(Crowd(quick_drop, browser), "Иван")
     table = maria.new_table("Голос вернётся " + maria.name, "classic", 3)
     for each in (maria, ivan):
         each.open_table(table)
