@@ -109,7 +109,7 @@ def test_a_full_port_range_is_explained_to_the_player_and_in_the_log(
     ivan.page.click("#mic")
     pw_expect(ivan.page.locator("#toast")).to_contain_text("VOICE_PORTS")
     small_voice.wait_for(re.compile(r"widen VOICE_PORTS"))
-    ivan.page.wait_for_function("window.voice && window.voice.pc === null")
+    ivan.page.wait_for_function("() => window.voice && window.voice.pc === null")
     pw_expect(ivan.page.locator("#mic")).to_have_attribute("aria-pressed", "false")
     # He is not left in the voice (his page left it again once the offer was refused).
     maria.page.wait_for_function(
