@@ -19,7 +19,7 @@ import pytest
 from playwright.sync_api import Browser, Playwright
 from playwright.sync_api import expect as pw_expect
 
-from tests.server.conftest import Server, start_server
+from tests.server.conftest import Server, start_server, stopped
 
 from .conftest import CHROMIUM, Crowd, Player
 from .test_voice import FLAGS, connected, join, voice_on
@@ -39,8 +39,8 @@ def small_voice(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         SVARA_VOICE_ADDRESSES='["127.0.0.1"]',
         SVARA_VOICE_PORTS=PORTS,
     )
-    yield server
-    server.stop()
+    with stopped(server):
+        yield server
 
 
 @pytest.fixture(scope="module")

@@ -20,7 +20,7 @@ import pytest
 from playwright.sync_api import Browser, Playwright
 from playwright.sync_api import expect as pw_expect
 
-from tests.server.conftest import Server, start_server
+from tests.server.conftest import Server, start_server, stopped
 
 from .conftest import CHROMIUM, Crowd
 from .test_voice import FLAGS, GROWS, SNAPSHOT, connected, join, voice_on
@@ -38,8 +38,8 @@ def quick_drop(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         SVARA_VOICE_ADDRESSES='["127.0.0.1"]',
         SVARA_VOICE_DROP_AFTER=str(DROP_AFTER),
     )
-    yield server
-    server.stop()
+    with stopped(server):
+        yield server
 
 
 def tree(tag: str) -> list[int]:
