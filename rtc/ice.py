@@ -119,7 +119,8 @@ def drop_after(seconds: float) -> None:
     """
     if seconds <= 0:
         raise IceConfigError(f"drop-after must be positive, not {seconds}")
-    aioice.ice.CONSENT_INTERVAL = seconds / aioice.ice.CONSENT_FAILURES
+    # aioice declares the interval an int, but sleeps on it as any number of seconds.
+    aioice.ice.CONSENT_INTERVAL = seconds / aioice.ice.CONSENT_FAILURES  # type: ignore[assignment]
 
 
 class PortRangeEventLoop(asyncio.SelectorEventLoop):

@@ -29,7 +29,7 @@ import logging
 import traceback
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, cast
 
 import aiortc.rtcrtpreceiver as _receiver_module
 from aiortc import RTCRtpReceiver, RTCRtpSender, clock
@@ -146,11 +146,12 @@ async def _run_rtp(self: RTCRtpSender, codec: RTCRtpCodecParameters) -> None:
     track = self.track
     try:
         while True:
-            relayed = await track.recv()
+            # A RelayedTrack hands on OpusPackets (rtc.gate), typed by aiortc as its frames.
+            relayed = cast(OpusPacket, await track.recv())
             if not self._enabled:
                 continue
             packet = RtpPacket(
-                payload_type=codec.payloadType,
+                payload_type=cast(int, codec.payloadType),  # negotiated: never None here
                 marker=relayed.marker,
                 sequence_number=uint16_add(sequence_origin, relayed.seq),
                 timestamp=uint32_add(timestamp_origin, relayed.pts),
