@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from . import admin, rules, serve
+from . import admin, rules, serve, verify
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -16,3 +16,4 @@ for command in rules.COMMANDS:
     svara.add_command(command)
 svara.add_command(serve.serve)
 svara.add_command(admin.admin)
+svara.add_command(verify.verify)

@@ -13,7 +13,7 @@ from typing import Any
 from sqlmodel import Session, col, select
 
 from app.engine import handfile
-from app.engine.cards import verify_deal
+from app.engine.fairness import deal_problem
 from app.engine.hand import RuleError
 from app.engine.scoring import SCORERS
 from app.models import (
@@ -127,10 +127,8 @@ def verify_hand(s: Session, hand_id: int) -> dict[str, Any]:
     deck = SCORERS[hf.variant.game].deck
     report["deals"] = len(hf.deals)
     for d, deal in enumerate(hf.deals):
-        if not (deal.seed and deal.commit):
-            problems.append(f"deal {d} has no shuffle commitment")
-        elif not verify_deal(deck, list(deal.cards), deal.cards, deal.seed, deal.commit):
-            problems.append(f"deal {d} does not match its shuffle seed")
+        if problem := deal_problem(deck, deal, d):
+            problems.append(problem)
     recorded = Counter(ledger_moves(s, hand_id))
     if hand.status == FINISHED:
         try:

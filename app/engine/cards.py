@@ -127,8 +127,15 @@ def shuffled(deck: Sequence[Card], seed: str) -> list[Card]:
     The derivation is specified here rather than borrowed from `random`, so that anyone can
     re-check a deal from its seed with any SHA-256 implementation.
     """
+    return fisher_yates(deck, _stream(seed))
+
+
+def fisher_yates(deck: Sequence[Card], stream: Iterable[int]) -> list[Card]:
+    """The deck shuffled by 32-bit words: from the last position down, position i swaps with
+    `w mod (i + 1)` for the first word w below the largest multiple of i + 1 (no bias);
+    docs/fairness.md states it for reimplementation."""
     cards = list(deck)
-    words = iter(_stream(seed))
+    words = iter(stream)
     for i in range(len(cards) - 1, 0, -1):
         bound = i + 1
         limit = (1 << 32) - (1 << 32) % bound
@@ -154,12 +161,17 @@ class Shuffle(NamedTuple):
 
     def deal(self, players: Sequence[str], count: int = 3) -> dict[str, tuple[Card, ...]]:
         """Cards one at a time round the `players` (already in dealing order)."""
-        n = len(players)
-        if n * count > len(self.cards):
-            raise CardError(f"a deck of {len(self.cards)} cannot deal {count} to {n} players")
-        return {
-            p: tuple(self.cards[i + k * n] for k in range(count)) for i, p in enumerate(players)
-        }
+        return deal_round(self.cards, players, count)
+
+
+def deal_round(
+    cards: Sequence[Card], players: Sequence[str], count: int = 3
+) -> dict[str, tuple[Card, ...]]:
+    """Cards from the top of `cards` one at a time round the `players` (B-1.3)."""
+    n = len(players)
+    if n * count > len(cards):
+        raise CardError(f"a deck of {len(cards)} cannot deal {count} to {n} players")
+    return {p: tuple(cards[i + k * n] for k in range(count)) for i, p in enumerate(players)}
 
 
 def verify_deal(

@@ -135,12 +135,23 @@ class Event:
         return out
 
 
+class PlayerSeed(NamedTuple):
+    """A participant's contribution to the shuffle (docs/fairness.md): sent by his page, or
+    `drawn` by the server for a bot or a page that sent none."""
+
+    name: str
+    seed: str
+    drawn: bool = False
+
+
 class Deal(NamedTuple):
-    """The cards of one deal, with the shuffle commitment and seed when they are known."""
+    """The cards of one deal, with the shuffle commitment and seed when they are known, and
+    the participants' seeds the deck was derived from (None: the older single-seed shuffle)."""
 
     cards: Mapping[str, tuple[Card, ...]]
     commit: str | None = None
     seed: str | None = None
+    seeds: tuple[PlayerSeed, ...] | None = None
 
 
 DealSource = Callable[[Sequence[str]], Deal]

@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import games
-from .cards import Card, CardError, commitment, parse_cards, verify_deal
-from .hand import Action, Deal, DealSource, Hand, RuleError, Seat, shuffled_deals
+from .cards import Card, CardError, commitment, parse_cards
+from .fairness import FairDeals, FairnessError, deal_problem, read_seeds
+from .hand import Action, Deal, DealSource, Hand, PlayerSeed, RuleError, Seat, shuffled_deals
 from .scoring import SCORERS
 from .variants import PRESETS, Variant, VariantError, get_variant
 
@@ -86,6 +87,11 @@ def parse(doc: Any) -> HandFile:
     dark = doc.get("dark")
     _require(dark is None or dark in names, '"dark" must name one of the players')
 
+    try:  # the participants' shuffle seeds (docs/fairness.md); older files have none
+        seeds = read_seeds(doc.get("seeds"), names)
+    except FairnessError as e:
+        raise HandFileError(str(e)) from None
+
     raw_deals = doc.get("deals")
     _require(isinstance(raw_deals, list) and bool(raw_deals), '"deals" must list at least one deal')
     scorer = SCORERS[variant.game]
@@ -94,6 +100,7 @@ def parse(doc: Any) -> HandFile:
         _require(isinstance(raw, dict), f"deals[{d}] must be an object")
         raw = dict(raw)
         commit, seed = raw.pop("commit", None), raw.pop("seed", None)
+        raw.pop("order", None)  # a player's copy names the dealing order (fairness.md)
         cards = {}
         for name, texts in raw.items():
             _require(name in names, f"deals[{d}] names unknown player {name!r}")
@@ -109,7 +116,7 @@ def parse(doc: Any) -> HandFile:
             seed is None or commit is None or commitment(seed) == commit,
             f"deals[{d}]: the seed does not open the commitment",
         )
-        deals.append(Deal(cards, commit, seed))
+        deals.append(Deal(cards, commit, seed, seeds if commit else None))
 
     raw_actions = doc.get("actions", [])
     _require(isinstance(raw_actions, list), '"actions" must be a list')
@@ -159,21 +166,18 @@ def replay(hf: HandFile) -> Hand:
         waiting = ", ".join(hand.awaiting()) or "nobody"
         raise ReplayError(None, None, f"the hand is unfinished: waiting for {waiting}")
     for d, deal in enumerate(hand.deals):
-        if (
-            deal.seed
-            and deal.commit
-            and not verify_deal(
-                SCORERS[hf.variant.game].deck, list(deal.cards), deal.cards, deal.seed, deal.commit
-            )
-        ):
-            raise ReplayError(None, None, f"deal {d} does not match its shuffle seed")
+        if deal.seed and deal.commit:
+            problem = deal_problem(SCORERS[hf.variant.game].deck, deal, d)
+            if problem:
+                raise ReplayError(None, None, problem)
     return hand
 
 
 def continued_deals(stored: Sequence[Deal], deck: Sequence[Card]) -> DealSource:
-    """The recorded deals of a hand first (replay after a restart), then fresh shuffles."""
+    """The recorded deals of a hand first (replay after a restart), then the deals it still
+    needs: from its seeds (docs/fairness.md), or fresh shuffles for an older hand."""
     pending = deque(stored)
-    fresh = shuffled_deals(deck)
+    fresh = FairDeals.after(stored, deck) or shuffled_deals(deck)
 
     def source(players: Sequence[str]) -> Deal:
         return pending.popleft() if pending else fresh(players)
@@ -206,6 +210,14 @@ def replay_summary(hand: Hand) -> dict[str, Any]:
     }
 
 
+def seed_json(seed: PlayerSeed) -> dict[str, Any]:
+    """One entry of a hand file's `seeds` (docs/fairness.md)."""
+    out: dict[str, Any] = {"name": seed.name, "seed": seed.seed}
+    if seed.drawn:
+        out["drawn"] = True
+    return out
+
+
 def record(hand: Hand, actions: Sequence[Action]) -> dict[str, Any]:
     """The stored hand file of a played hand: what `replay` turns back into the same hand."""
     variant = hand.variant
@@ -230,6 +242,9 @@ def record(hand: Hand, actions: Sequence[Action]) -> dict[str, Any]:
     }
     if hand.dark_choice is not None:
         doc["dark"] = hand.dark_choice
+    seeds = hand.deals[0].seeds if hand.deals else None
+    if seeds is not None:
+        doc["seeds"] = [seed_json(s) for s in seeds]
     doc["deals"] = deals
     doc["actions"] = [a.as_json() for a in actions]
     return doc

@@ -1,0 +1,190 @@
+"""The shuffle every player can check (docs/fairness.md): known answers, properties, files."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import hmac
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from app.engine import handfile
+from app.engine.cards import Shuffle, commitment
+from app.engine.fairness import (
+    FairDeals,
+    FairnessError,
+    ServerSeed,
+    check_document,
+    check_seed,
+    deal_problem,
+    fair_order,
+)
+from app.engine.hand import PlayerSeed
+from app.engine.scoring import SCORERS
+from tests.engine.fairplay import play_fair
+
+VECTORS = json.loads((Path(__file__).parent / "fair_vectors.json").read_text())
+SEEDS = st.text("0123456789abcdef", min_size=32, max_size=128)
+
+
+def reference_order(game: str, server: str, seeds: list[str], deal: int) -> list[str]:
+    """docs/fairness.md read literally, with nothing of app.engine but the deck."""
+    key = hmac.new(
+        server.encode(), ":".join(["svara-fair/1", str(deal), *seeds]).encode(), hashlib.sha256
+    ).digest()
+
+    def stream():  # type: ignore[no-untyped-def]
+        c = 0
+        while True:
+            block = hmac.new(key, c.to_bytes(8, "big"), hashlib.sha256).digest()
+            yield from (int.from_bytes(block[i : i + 4], "big") for i in range(0, 32, 4))
+            c += 1
+
+    cards = [str(c) for c in SCORERS[game].deck]
+    words = stream()
+    for i in range(len(cards) - 1, 0, -1):
+        limit = 2**32 - 2**32 % (i + 1)
+        w = next(words)
+        while w >= limit:
+            w = next(words)
+        j = w % (i + 1)
+        cards[i], cards[j] = cards[j], cards[i]
+    return cards
+
+
+@pytest.mark.parametrize("vector", VECTORS, ids=lambda v: f"{v['game']}-deal{v['deal']}")
+def test_known_answers(vector: dict[str, Any]) -> None:
+    """The vectors that static/js/fair.js is held to as well (tests/browser/test_fair.py)."""
+    game, server, seeds, deal = (
+        vector["game"],
+        vector["server_seed"],
+        vector["seeds"],
+        vector["deal"],
+    )
+    assert commitment(server) == vector["commit"]
+    assert hashlib.sha256(b"svara-shuffle/1:" + server.encode()).hexdigest() == vector["commit"]
+    order = [str(c) for c in fair_order(SCORERS[game].deck, server, seeds, deal)]
+    assert order == vector["order"] == reference_order(game, server, seeds, deal)
+
+
+@settings(max_examples=60)
+@given(st.sampled_from(sorted(SCORERS)), SEEDS, st.lists(SEEDS, min_size=2, max_size=6))
+def test_every_order_is_the_whole_deck(game: str, server: str, seeds: list[str]) -> None:
+    deck = SCORERS[game].deck
+    assert sorted(fair_order(deck, server, seeds, 0)) == sorted(deck)
+
+
+@settings(max_examples=60)
+@given(SEEDS, st.lists(SEEDS, min_size=2, max_size=6), st.data())
+def test_each_seed_and_each_deal_changes_the_deck(
+    server: str, seeds: list[str], data: st.DataObject
+) -> None:
+    """No seed is ignored: changing any one of them (or the deal index) gives another deck."""
+    deck = SCORERS["classic"].deck
+    base = fair_order(deck, server, seeds, 0)
+    i = data.draw(st.integers(0, len(seeds) - 1))
+    other = data.draw(SEEDS.filter(lambda s: s != seeds[i]))
+    changed = [*seeds[:i], other, *seeds[i + 1 :]]
+    assert fair_order(deck, server, changed, 0) != base
+    assert fair_order(deck, server, seeds, 1) != base
+    if other != server:
+        assert fair_order(deck, other, seeds, 0) != base
+
+
+@pytest.mark.parametrize("bad", ["", "ABCDEF" * 6, "x" * 40, "ab" * 15, "a" * 129, 7, None])
+def test_a_seed_is_lowercase_hex(bad: Any) -> None:
+    with pytest.raises(FairnessError):
+        check_seed(bad)
+
+
+@pytest.mark.parametrize("game", sorted(SCORERS))
+@pytest.mark.parametrize("seed", range(6))
+def test_a_recorded_hand_replays_and_verifies_from_its_seeds(game: str, seed: int) -> None:
+    hand, actions = play_fair(game, seed)
+    doc = json.loads(json.dumps(handfile.record(hand, actions), ensure_ascii=False))
+    assert [s["name"] for s in doc["seeds"]] == [s.name for s in hand.seats]
+    assert [s.get("drawn", False) for s in doc["seeds"]] == [
+        s.name.startswith("Гэри") for s in hand.seats
+    ]
+    replayed = handfile.replay(handfile.parse(doc))
+    assert replayed.result() == hand.result()
+    assert check_document(doc) == []
+    # Another seed of any one player: the file no longer verifies, nor replays.
+    tampered = copy.deepcopy(doc)
+    tampered["seeds"][1]["seed"] = "0" * 64
+    assert check_document(tampered)
+    with pytest.raises(handfile.ReplayError, match="does not match its shuffle seeds"):
+        handfile.replay(handfile.parse(tampered))
+
+
+def test_svara_redeals_use_their_index() -> None:
+    """Every deal of a hand has its own deck: deal d is derived with index d."""
+    deck = SCORERS["classic"].deck
+    server = ServerSeed.draw()
+    seeds = [PlayerSeed("Иван", "a" * 64), PlayerSeed("Ёж", "b" * 64, drawn=True)]
+    source = FairDeals(deck, server, seeds)
+    first, again = source(["Иван", "Ёж"]), source(["Иван", "Ёж"])
+    assert first.cards != again.cards
+    assert deal_problem(deck, first, 0) is None and deal_problem(deck, again, 1) is None
+    assert deal_problem(deck, again, 0) is not None
+
+
+def test_a_players_copy_checks_only_what_it_shows() -> None:
+    hand, actions = play_fair("classic", 3)
+    doc = handfile.record(hand, actions)
+    deal = doc["deals"][0]
+    order = [k for k in deal if k not in ("commit", "seed")]
+    mine = order[0]
+    copy_ = {**doc, "deals": [{"order": order, mine: deal[mine], "commit": deal["commit"],
+                               "seed": deal["seed"]}]}  # fmt: skip
+    assert check_document(copy_) == []
+    copy_["deals"][0][mine] = [deal[mine][0], None, None]
+    assert check_document(copy_) == []
+    wrong = next(c for c in [str(c) for c in SCORERS["classic"].deck] if c not in deal[mine])
+    copy_["deals"][0][mine] = [wrong, None, None]
+    assert check_document(copy_) == [
+        f"deal 0 does not match its shuffle seeds: {mine}'s cards differ"
+    ]
+
+
+def test_an_older_file_with_one_seed_still_verifies() -> None:
+    deck = SCORERS["classic"].deck
+    shuffle = Shuffle.new(deck)
+    cards = {p: [str(c) for c in cs] for p, cs in shuffle.deal(["Иван", "Мария"]).items()}
+    doc = {
+        "format": "svara-hand/1",
+        "variant": "classic",
+        "players": [{"name": "Иван", "balance": 100}, {"name": "Мария", "balance": 100}],
+        "dealer": "Иван",
+        "deals": [{**cards, "commit": shuffle.commit, "seed": shuffle.seed}],
+    }
+    assert check_document(doc) == []
+    doc["deals"][0]["seed"] = Shuffle.new(deck).seed
+    assert check_document(doc) == ["deal 0: the seed does not open the commitment"]
+
+
+@pytest.mark.parametrize(
+    ("doc", "message"),
+    [
+        ([], "a hand file is a JSON object"),
+        ({"variant": "nope"}, "unknown"),
+        ({"variant": "classic", "players": [{"name": "Иван"}], "deals": []}, "at least one deal"),
+        (
+            {
+                "variant": "classic",
+                "players": [{"name": "Иван"}],
+                "seeds": [{"name": "Ёж", "seed": "a" * 64}],
+                "deals": [{}],
+            },
+            "same order",
+        ),
+    ],
+)
+def test_unreadable_files_are_refused(doc: Any, message: str) -> None:
+    with pytest.raises(FairnessError, match=message):
+        check_document(doc)
