@@ -30,6 +30,7 @@ FEATURES = (
     "app.admin.live",  # start: apply the admin CLI's changes as they come (admin/notices.py)
     "app.tables.voice",  # start: the voice chat's SFU process, supervised; stop: end it
     "app.pages",
+    "app.history",
     "app.pwa",
     "app.health",
 )

@@ -135,11 +135,13 @@ def practice_tables(s: Session) -> list[int]:
     return found
 
 
-def results(s: Session, since: datetime, until: datetime | None = None) -> dict[str, int]:
+def results(
+    s: Session, since: datetime, until: datetime | None = None, table_id: int | None = None
+) -> dict[str, int]:
     """Each player's net result over the hands started in [since, until) (the house's rake
-    as «house»): game money only, never grants, buy-ins or cash-outs. A bot plays with the
-    house's money (docs/rules.md, «Bots»): its result is the house's, so a settle-up never
-    asks anyone to pay a bot.
+    as «house»), at every table or at `table_id`: game money only, never grants, buy-ins or
+    cash-outs. A bot plays with the house's money (docs/rules.md, «Bots»): its result is the
+    house's, so a settle-up never asks anyone to pay a bot.
 
     Only ended hands (finished or cancelled) count, and each counts whole, so the results sum
     to zero: every such hand's pot was paid out or refunded to the last chip. Practice tables
@@ -152,6 +154,8 @@ def results(s: Session, since: datetime, until: datetime | None = None) -> dict[
     )
     if until is not None:
         hands = hands.where(HandRecord.started < until)
+    if table_id is not None:
+        hands = hands.where(HandRecord.table_id == table_id)
     names = dict(s.exec(select(User.id, User.name)).all())
     names |= dict.fromkeys(bot_ids(s), HOUSE)
     nets: dict[str, int] = defaultdict(int)
@@ -167,9 +171,12 @@ def results(s: Session, since: datetime, until: datetime | None = None) -> dict[
     return dict(sorted(nets.items()))
 
 
-def settle_up(s: Session, since: datetime, until: datetime | None = None) -> dict[str, Any]:
-    """The period's results and the fewest payments that square them (settle.py)."""
-    nets = results(s, since, until)
+def settle_up(
+    s: Session, since: datetime, until: datetime | None = None, table_id: int | None = None
+) -> dict[str, Any]:
+    """The period's results and the fewest payments that square them (settle.py); one
+    table's only with `table_id` (its page, app/history/)."""
+    nets = results(s, since, until, table_id)
     return {
         "since": since.isoformat(timespec="seconds"),
         "until": until.isoformat(timespec="seconds") if until else None,

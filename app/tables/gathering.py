@@ -13,9 +13,11 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from app.engine.games import Manners
-from app.engine.hand import Event, Hand, Seat
+from app.engine.hand import DealSource, Event, Hand, Seat
+from app.engine.scoring import SCORERS
 from app.engine.variants import Variant
 
+from .fair import TableFairness
 from .model import DARK, READY, SKIP, Member, TableError
 from .scheduler import Scheduler
 from .seating import Seating
@@ -34,11 +36,13 @@ class DarkChoice:
 
 @dataclass(frozen=True)
 class Lineup:
-    """Who plays the hand that starts now: seats with their money, the dealer, the dark."""
+    """Who plays the hand that starts now: seats with their money, the dealer, the dark,
+    and its deals from the committed seed and the seeds offered (docs/fairness.md)."""
 
     seats: list[Seat]
     dealer: str
     dark: str | None
+    deals: DealSource
 
 
 Saved = tuple[DarkChoice | None, bool, bool, float | None]
@@ -66,6 +70,7 @@ class Gathering:
         self.extended = False
         self.dark: DarkChoice | None = None
         self.dealer_seat: int | None = None
+        self.fairness = TableFairness()  # the next hand's commitment, the seeds offered
 
     # --- who would play, who deals ------------------------------------------------------
     def presumed(self) -> tuple[list[Seat], str | None]:
@@ -120,12 +125,14 @@ class Gathering:
         if kind != SKIP and not self.hand_cls.playable(self.variant, money):
             raise TableError("money", f"you need at least {self.variant['ante']} to play")
 
-    def answer(self, member: Member, kind: str) -> list[Event]:
-        """His answer, checked (`check`); the first «Готов» opens the gathering."""
+    def answer(self, member: Member, kind: str, seed: str | None = None) -> list[Event]:
+        """His answer, checked (`check`), with his page's shuffle seed if it sent one
+        (docs/fairness.md); the first «Готов» opens the gathering."""
         self.check(member, kind)
         if kind == DARK:
             self.dark = self.dark_choice(member)
         member.answer = kind
+        self.fairness.offer(member.name, seed if kind != SKIP else None)
         events = [Event(kind, member.name, {})]
         if kind != SKIP and not self.open:
             events.append(self.start_timer())
@@ -174,10 +181,12 @@ class Gathering:
         if self.dark is not None and self.dark.dealer == dealer:
             candidate = self.hand_cls.dark_candidate(self.variant, seats, dealer)
             dark = self.dark.name if candidate == self.dark.name else None
-        return Lineup(seats, dealer, dark)
+        deals = self.fairness.deals(SCORERS[self.variant.game].deck, seats)
+        return Lineup(seats, dealer, dark, deals)
 
     def started(self) -> None:
-        """A hand began: the gathering closes, every answer is spent."""
+        """A hand began: the gathering closes, every answer (and seed) is spent."""
+        self.fairness.started()
         self.open, self.deadline, self.dark = False, None, None
         self.scheduler.cancel(self.key)
         for member in self.seating.members():

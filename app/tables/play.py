@@ -20,10 +20,8 @@ from app.engine.hand import (
     Event,
     Hand,
     RuleError,
-    shuffled_deals,
 )
 from app.engine.handfile import record, replay_record
-from app.engine.scoring import SCORERS
 from app.ledger import LedgerError
 
 from .gathering import Lineup
@@ -69,8 +67,7 @@ class Play:
     def start(self, lineup: Lineup, hand_cls: type[Hand], variant: Any) -> list[Event]:
         """Deal the hand and keep it with its antes; TableError (nothing kept) if the
         database refuses."""
-        deck = SCORERS[variant.game].deck
-        hand = hand_cls(variant, lineup.seats, lineup.dealer, shuffled_deals(deck), lineup.dark)
+        hand = hand_cls(variant, lineup.seats, lineup.dealer, lineup.deals, lineup.dark)
         try:
             hand_id = self.books.begin_hand(record(hand, []), hand.transfers)
         except LedgerError as short:  # a balance spent at another table since it was read

@@ -29,6 +29,7 @@ from typing import Any
 
 from app.chat import Chat, ChatRefused
 from app.engine import games
+from app.engine.fairness import FairnessError, check_seed
 from app.engine.hand import Action, Event, Hand
 from app.engine.variants import Variant
 
@@ -173,6 +174,7 @@ class LiveTable:
                 turn=play.turn,
                 actions=tuple(play.actions),
                 hand=play.hand,
+                fair_next=gathering.fairness.next.commit,
                 hand_id=play.hand_id,
                 now=time.time(),
             )
@@ -315,8 +317,15 @@ class LiveTable:
             self._changed(events)
 
     # --- between hands: ready, skip, dark (C-1.3 … C-1.6, S-1.6, B-4.1) -----------------
-    def answer(self, person: Person, kind: str) -> None:
+    def answer(self, person: Person, kind: str, seed: str | None = None) -> None:
+        """«Готов», «Пропустить», «Темнить»: with the page's shuffle seed for the coming
+        hand, if it sends one (docs/fairness.md)."""
         with self.lock:
+            if seed is not None:
+                try:
+                    check_seed(seed)
+                except FairnessError as e:
+                    raise TableError("bad_request", str(e)) from None
             if self.phase == PLAYING:
                 raise TableError("not_now", "a hand is in play; answer when it ends")
             member = self.seating.seated(person)
@@ -325,12 +334,13 @@ class LiveTable:
             if kind != SKIP:
                 self._check_elsewhere(member.person)
             before = self.gathering.saved()
-            events = self.gathering.answer(member, kind)
+            events = self.gathering.answer(member, kind, seed)
             try:
                 events += self._try_start()
             except TableError:  # the database refused the hand: the answer is refused too
                 member.answer = None
                 self.gathering.restore(before)
+                self.gathering.fairness.withdraw(member.name, seed)
                 raise
             self._changed(events)
 

@@ -70,7 +70,7 @@ def _event(
 
 
 def _answer(kind: str) -> Callable[[LiveTable, Person, dict[str, Any]], None]:
-    return lambda live, person, payload: live.answer(person, kind)
+    return lambda live, person, payload: live.answer(person, kind, payload.get("seed"))
 
 
 def _act(live: LiveTable, person: Person, payload: dict[str, Any]) -> None:
@@ -102,9 +102,9 @@ def init_app(tables: Tables, may_enter: MayEnter) -> None:
     on("table:sit", lambda live, person, p: live.sit(person, p.get("seat"), p.get("stack")),
        seat=int, stack=int)  # fmt: skip
     on("table:stand", lambda live, person, p: live.stand(person))
-    on("table:ready", _answer(READY))
+    on("table:ready", _answer(READY), seed=str)  # the page's shuffle seed (fairness.md)
     on("table:skip", _answer(SKIP))
-    on("table:dark", _answer(DARK))
+    on("table:dark", _answer(DARK), seed=str)
     on("table:act", _act, required={"version": int, "do": str}, to=int, deal=str)
     on("table:chat", lambda live, person, p: live.say(_sid(), p.get("text"), p.get("phrase")),
        text=str, phrase=int)  # fmt: skip

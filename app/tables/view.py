@@ -17,6 +17,7 @@ from typing import Any
 from app.engine.hand import Action, Event, Hand
 from app.engine.variants import Variant
 
+from .fair import fair_view
 from .model import DARK, PLAYING, READY, SKIP, Person, Turn
 
 
@@ -58,6 +59,7 @@ class Snapshot:
     turn: Turn | None
     actions: tuple[Action, ...]
     hand: Hand | None
+    fair_next: str  # the next hand's shuffle commitment (docs/fairness.md)
     hand_id: int | None
     now: float
 
@@ -150,6 +152,7 @@ def state(told: Told, snap: Snapshot, name: str | None, events: list[Event]) -> 
         },
         "gathering": told.gathering,
         "hand": hand_seen(told, snap, name),
+        "fair": fair_view(snap.fair_next, snap.hand, snap.hand_id, name),
         **told.tail,
         "news": [e.as_json() for e in events if e.visible_to(name)],
     }

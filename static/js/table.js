@@ -9,6 +9,7 @@ import { connect } from "./net.js";
 import { loadSettings } from "./settings.js";
 import { play } from "./sound.js";
 import { applyProtocol, EVENTS, tableAction } from "./protocol.js";
+import { TableCheck } from "./fair.js";
 
 const $ = (sel) => document.querySelector(sel);
 const page = document.body.dataset;
@@ -145,6 +146,7 @@ function effects(before, after, news) {
 function receive(msg) {
   if (!msg || msg.table !== tableId) return;
   if (typeof msg.now === "number") clockSkew = msg.now * 1000 - Date.now();
+  if (msg.fair) lastFair = msg.fair;
   const before = state.view;
   const next = applyProtocol(state, msg, Date.now() + clockSkew);
   // Deadlines come in server time; countdowns run on the client clock.
@@ -153,6 +155,8 @@ function receive(msg) {
   );
   if (next.notice && next.notice !== state.notice) toast(t("resumed"));
   state = next;
+  fairCheck.observe(msg, msg.you?.name).then(showFair, () => showFair({ ok: false, reason: "fair.bad_commit" }));
+  if (msg.fair && !msg.fair.seed && msg.phase === "playing") $("#fair-mark").hidden = true;
   followSeat();
   if (state.view !== before) effects(before, state.view, state.news);
   ensureScorer();
@@ -224,6 +228,27 @@ socket.on(EVENTS.state, receive);
  * which names the rule, C-…, comes after them). */
 socket.on("error", (msg) => toast(refusal(settings.lang, msg)));
 
+// --- the shuffle check (docs/fairness.md) ----------------------------------------------------
+
+const fairCheck = new TableCheck();
+let lastFair = null;
+
+/** «Готов» and «Темнить» carry this page's seed for the coming hand's shuffle. */
+function withSeed([event, payload]) {
+  if (event !== "table:ready" && event !== "table:dark") return [event, payload];
+  return [event, { ...payload, seed: fairCheck.seedFor(lastFair) }];
+}
+
+/** After the hand: a quiet ✓, or a loud alarm that says what did not match. */
+function showFair(result) {
+  if (!result) return;
+  const mark = $("#fair-mark");
+  mark.hidden = false;
+  mark.className = `fair-mark ${result.ok ? "ok" : "alarm"}`;
+  mark.setAttribute("role", result.ok ? "status" : "alert");
+  mark.textContent = result.ok ? t("fair.ok") : t("fair.alarm", { why: t(result.reason, result.params) });
+}
+
 function act(payload) {
   socket.emit(EVENTS.act, { table: tableId, version: state.version, ...payload });
 }
@@ -238,7 +263,7 @@ document.addEventListener("click", (ev) => {
   if (el.classList.contains("card")) return tapCard();
   if (el.dataset.tableDo === "sit" && page.buyInMin) return askBuyIn();
   if (el.dataset.buyIn) return el.dataset.buyIn === "cancel" && closeBuyIn(false); // sit: the form's submit
-  if (el.dataset.tableDo) return socket.emit(...tableAction(tableId, el.dataset.tableDo));
+  if (el.dataset.tableDo) return socket.emit(...withSeed(tableAction(tableId, el.dataset.tableDo)));
   if (el.classList.contains("mult")) return setAmount(el.closest(".amount"), Number(el.dataset.set));
   if (el.dataset.ranged) {
     const panel = el.closest(".amount");

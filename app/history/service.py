@@ -1,0 +1,280 @@
+"""A player's hands as he may see them: the list, the replay, his copy of the hand file, his
+figures and a table's settle-up.
+
+What a player saw is decided by the engine alone: the replay runs the stored hand file
+through the game's `Hand` (handfile.start, the same code as live play) and takes, after each
+action, `view(name)` — his own cards, the cards shown at the showdown, a look's hands only if
+he was in the look (C-4.19). Nobody else's eyes exist here: a user not in the hand gets
+nothing (the pages answer 404), an administrator gets the public `view(None)` in the replay
+and the stored file as it is.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any, NamedTuple
+
+from sqlalchemy import func
+from sqlmodel import Session, select
+
+from app.admin.money import settle_up
+from app.engine import handfile
+from app.engine.hand import Hand
+from app.engine.variants import get_variant
+from app.models import (
+    CANCELLED,
+    FINISHED,
+    STACK,
+    USER,
+    Account,
+    HandRecord,
+    LedgerEntry,
+    Table,
+    User,
+)
+
+PAGE = 20
+ENDED = (FINISHED, CANCELLED)
+
+
+class Missing(LookupError):
+    """No such hand for this user (the page answers 404, never 403: it does not say that
+    the hand exists)."""
+
+
+class Row(NamedTuple):
+    """One hand in «Мои раздачи»: when, where, which game, his result."""
+
+    id: int
+    started: datetime
+    table: str
+    variant: str
+    status: str
+    net: int
+
+
+def _mine(user_id: int) -> Any:
+    """The user's result per hand: his balance and stack rows of each hand he paid into or
+    was paid from (every participant pays the ante: C-1.8, S-1.2, B-1.2)."""
+    return (
+        select(LedgerEntry.hand_id, func.sum(LedgerEntry.amount).label("net"))
+        .join(Account, Account.id == LedgerEntry.account_id)
+        .where(
+            Account.user_id == user_id,
+            Account.kind.in_((USER, STACK)),  # type: ignore[attr-defined]
+            LedgerEntry.hand_id.is_not(None),  # type: ignore[union-attr]
+        )
+        .group_by(LedgerEntry.hand_id)
+        .subquery()
+    )
+
+
+def my_hands(s: Session, user: User, page: int = 1, per_page: int = PAGE) -> tuple[list[Row], bool]:
+    """The ended hands the user played, newest first, one page; and whether more follow."""
+    assert user.id is not None
+    mine = _mine(user.id)
+    rows = s.exec(
+        select(HandRecord, Table.name, Table.variant, mine.c.net)
+        .join(mine, mine.c.hand_id == HandRecord.id)
+        .join(Table, Table.id == HandRecord.table_id)
+        .where(HandRecord.status.in_(ENDED))  # type: ignore[attr-defined]
+        .order_by(HandRecord.id.desc())  # type: ignore[union-attr]
+        .offset((page - 1) * per_page)
+        .limit(per_page + 1)
+    ).all()
+    out = [Row(h.id, h.started, name, variant, h.status, net) for h, name, variant, net in rows]  # type: ignore[arg-type]
+    return out[:per_page], len(out) > per_page
+
+
+def players(doc: dict[str, Any]) -> list[str]:
+    return [p["name"] for p in doc.get("players", [])]
+
+
+def open_hand(s: Session, user: User, hand_id: int) -> tuple[HandRecord, str, str | None]:
+    """The ended hand, its table's name and whose eyes it is seen with: the user's if he
+    played in it, None (the public view) for an administrator; Missing for anyone else."""
+    hand = s.get(HandRecord, hand_id)
+    if hand is None or hand.hand_file is None or hand.status not in ENDED:
+        raise Missing(hand_id)
+    if user.name in players(hand.hand_file):
+        viewer: str | None = user.name
+    elif user.is_admin:
+        viewer = None
+    else:
+        raise Missing(hand_id)
+    table = s.get(Table, hand.table_id)
+    return hand, table.name if table else "", viewer
+
+
+class Step(NamedTuple):
+    """The hand after `action` (None: as dealt), with the deal it is in."""
+
+    action: dict[str, Any] | None
+    deal: int
+    view: dict[str, Any]
+
+
+def steps(doc: dict[str, Any], viewer: str | None) -> list[Step]:
+    """The hand as `viewer` saw it at the deal and after each action (the engine's view)."""
+    hf = handfile.parse(doc)
+    hand = handfile.start(hf)
+    out = [_step(hand, None, viewer)]
+    for action in hf.actions:
+        if hand.finished:
+            break
+        hand.act(action)
+        out.append(_step(hand, action.as_json(), viewer))
+    return out
+
+
+def _step(hand: Hand, action: dict[str, Any] | None, viewer: str | None) -> Step:
+    view = hand.view(viewer)
+    view.pop("legal", None)  # what he could have done is no part of the record
+    return Step(action, len(hand.deals) - 1, view)
+
+
+def fair_of(doc: dict[str, Any], status: str) -> dict[str, Any] | None:
+    """What the page needs to check the shuffle in the browser (static/js/fair.js), as the
+    table's `fair` reveals it after a hand; None for a hand dealt before the players' seeds
+    (svara-shuffle/1, checked by `svara verify`) or without a commitment."""
+    first = doc["deals"][0]
+    if "seeds" not in doc or "commit" not in first or status not in ENDED:
+        return None
+    return {
+        "game": get_variant(doc["variant"], doc.get("rules") or {}).game,
+        "commit": first["commit"],
+        "seed": first.get("seed"),
+        "seeds": doc["seeds"],
+        "deals": [[k for k in deal if k not in ("commit", "seed")] for deal in doc["deals"]],
+    }
+
+
+def seen_cards(all_steps: Sequence[Step]) -> list[dict[str, list[str | None]]]:
+    """Per deal, each player's cards as far as the viewer saw them (None: never seen): his
+    own, those shown, and a look's two hands (`look_cards`, only in its players' views)."""
+    seen: list[dict[str, list[str | None]]] = []
+    for step in all_steps:
+        while len(seen) <= step.deal:
+            seen.append({})
+        shown = seen[step.deal]
+        for p in step.view["players"]:
+            for k, c in enumerate(p.get("cards") or []):
+                if c is not None:
+                    shown.setdefault(p["name"], [None, None, None])[k] = c
+        for event in step.view.get("events", []):
+            if isinstance(event.get("cards"), dict):
+                for name, cards in event["cards"].items():
+                    if cards and step.deal < len(seen):
+                        seen[step.deal][name] = list(cards)
+    return seen
+
+
+def players_copy(doc: dict[str, Any], viewer: str | None, status: str) -> dict[str, Any]:
+    """The hand file with only what `viewer` may see (docs/fairness.md, «A player's copy»):
+    per deal its dealing order, the cards he saw (null for a card he did not), the
+    commitment and, for an ended hand, the seeds. An administrator's is the stored file."""
+    if viewer is None:
+        return doc
+    seen = seen_cards(steps(doc, viewer))
+    deals = []
+    for d, deal in enumerate(doc["deals"]):
+        out: dict[str, Any] = {"order": [k for k in deal if k not in ("commit", "seed")]}
+        out.update(seen[d] if d < len(seen) else {})
+        if "commit" in deal:
+            out["commit"] = deal["commit"]
+            if status in ENDED:
+                out["seed"] = deal.get("seed")
+        deals.append(out)
+    copy = {k: v for k, v in doc.items() if k not in ("deals", "actions", "seeds")}
+    if status in ENDED and "seeds" in doc:
+        copy["seeds"] = doc["seeds"]
+    return {**copy, "deals": deals, "actions": doc.get("actions", [])}
+
+
+def as_text(doc: dict[str, Any], hand: HandRecord, table: str, viewer: str | None) -> str:
+    """The hand as readable text: who sat with what, each action with the pot after it,
+    the cards the viewer saw, the result and the shuffle's seeds."""
+    all_steps = steps(doc, viewer)
+    lines = [
+        f"Hand {hand.id} · {table} · {doc['variant']} · {hand.started:%Y-%m-%d %H:%M} UTC",
+        "Players: " + ", ".join(f"{p['name']} ({p['balance']})" for p in doc["players"]),
+        f"Dealer: {doc['dealer']}",
+    ]
+    for d, cards in enumerate(seen_cards(all_steps)):
+        shown = "; ".join(f"{n}: {' '.join(c or '??' for c in cs)}" for n, cs in cards.items())
+        lines.append(f"Deal {d + 1}: {shown or '—'}")
+    for step in all_steps[1:]:
+        a = step.action or {}
+        extra = "".join(f" {a[k]}" for k in ("to", "deal") if k in a)
+        lines.append(f"  {a.get('player')}: {a.get('do')}{extra}  (pot {step.view['pot']})")
+    result = all_steps[-1].view.get("result")
+    if result:
+        lines.append("Winners: " + ", ".join(result["winners"]))
+        lines.append("Balances: " + ", ".join(f"{n} {b}" for n, b in result["balances"].items()))
+    first = doc["deals"][0]
+    if "commit" in first:
+        lines.append(f"Commitment: {first['commit']}")
+        lines.append(f"Server seed: {first.get('seed')}")
+        for seed in doc.get("seeds", []):
+            lines.append(
+                f"Seed of {seed['name']}: {seed['seed']}{' (drawn)' if seed.get('drawn') else ''}"
+            )
+    return "\n".join(lines) + "\n"
+
+
+# --- figures -------------------------------------------------------------------------------
+
+
+class Stats(NamedTuple):
+    hands: int
+    wins: int
+    net: int
+    svaras: int
+    biggest_pot: int
+
+
+def stats(s: Session, user: User, since: datetime, until: datetime | None = None) -> Stats:
+    """The user's hands started in [since, until): how many, how many won (a positive
+    result), his net, the Svaras dealt in them (re-deals) and the biggest pot (all paid in)."""
+    assert user.id is not None
+    mine = _mine(user.id)
+    query = (
+        select(HandRecord, mine.c.net)
+        .join(mine, mine.c.hand_id == HandRecord.id)
+        .where(HandRecord.status.in_(ENDED), HandRecord.started >= since)  # type: ignore[attr-defined]
+    )
+    if until is not None:
+        query = query.where(HandRecord.started < until)
+    found = s.exec(query).all()
+    ids = [h.id for h, _ in found]
+    pots: dict[int, int] = defaultdict(int)
+    if ids:
+        for hand_id, amount in s.exec(
+            select(LedgerEntry.hand_id, LedgerEntry.amount)
+            .join(Account, Account.id == LedgerEntry.account_id)
+            .where(Account.kind == "pot", LedgerEntry.hand_id.in_(ids), LedgerEntry.amount > 0)  # type: ignore[union-attr]
+        ):
+            pots[hand_id] += amount  # type: ignore[index]
+    return Stats(
+        hands=len(found),
+        wins=sum(1 for _, net in found if net > 0),
+        net=sum(net for _, net in found),
+        svaras=sum(len((h.hand_file or {}).get("deals", [])) - 1 for h, _ in found if h.hand_file),
+        biggest_pot=max(pots.values(), default=0),
+    )
+
+
+def table_settle(
+    s: Session, user: User, table_id: int, since: datetime
+) -> tuple[Table, dict[str, Any]]:
+    """Tonight's settle-up of one table (the same service as `svara admin settle`), for a
+    player who played there in the period or an administrator; Missing for anyone else."""
+    table = s.get(Table, table_id)
+    if table is None:
+        raise Missing(table_id)
+    report = settle_up(s, since, table_id=table_id)
+    if user.name not in report["results"] and not user.is_admin:
+        raise Missing(table_id)
+    return table, report

@@ -1,0 +1,91 @@
+// The replay page (/hands/<id>): forward and back through the hand as this player saw it,
+// step by step (the server's per-step `view`, app/history/service.py), and the shuffle
+// checked in the browser (fair.js): a quiet ✓ or a loud alarm.
+
+import { addSeen, available, checkHand } from "./fair.js";
+import { translator } from "./i18n.js";
+import { actionLabel } from "./render.js";
+import { loadSettings } from "./settings.js";
+
+const data = JSON.parse(document.getElementById("replay-data").textContent);
+const steps = data.steps;
+let at = 0;
+
+function t(key, params) {
+  return translator(loadSettings().lang)(key, params);
+}
+
+function cell(text, cls = "") {
+  const td = document.createElement("td");
+  td.textContent = text;
+  if (cls) td.className = cls;
+  return td;
+}
+
+function draw() {
+  const step = steps[at];
+  const view = step.view;
+  const game = view.game;
+  document.getElementById("step-count").textContent = t("hand.step", { n: at + 1, total: steps.length });
+  const a = step.action;
+  document.getElementById("step-action").textContent = a
+    ? `${a.player}: ${actionLabel(game, a, t)}`
+    : t("hand.dealt", { n: step.deal + 1 });
+  document.getElementById("step-pot").textContent = t("hand.pot", { pot: view.pot });
+  const body = document.querySelector("#step-players tbody");
+  body.replaceChildren(
+    ...view.players.map((p) => {
+      const tr = document.createElement("tr");
+      tr.dataset.player = p.name;
+      tr.append(cell(p.name), cell(String(p.balance), "balance"), cell(p.state, "state"));
+      const cards = cell("", "cards");
+      for (const c of p.cards || []) {
+        const span = document.createElement("span");
+        span.className = "replay-card";
+        span.textContent = c || "?";
+        if (c) span.dataset.card = c;
+        cards.append(span);
+      }
+      tr.append(cards);
+      return tr;
+    }),
+  );
+  document.getElementById("step-back").disabled = at === 0;
+  document.getElementById("step-forward").disabled = at === steps.length - 1;
+}
+
+/** Per deal, the cards of each player this page was shown in some step. */
+function seenPerDeal() {
+  const seen = [];
+  for (const step of steps) addSeen(seen, step.deal, step.view);
+  return seen;
+}
+
+async function check() {
+  const mark = document.getElementById("fair-mark");
+  mark.hidden = false;
+  if (!data.fair) {
+    mark.className = "fair-mark unchecked";
+    mark.dataset.i18n = "fair.legacy";
+  } else if (!available()) {
+    mark.className = "fair-mark unchecked";
+    mark.dataset.i18n = "fair.unchecked";
+  } else {
+    const result = await checkHand(data.fair, seenPerDeal());
+    mark.className = `fair-mark ${result.ok ? "ok" : "alarm"}`;
+    mark.dataset.i18n = result.ok ? "fair.ok" : "fair.alarm";
+    mark.dataset.i18nArgs = JSON.stringify({ why: result.ok ? "" : t(result.reason, result.params) });
+    if (!result.ok) mark.setAttribute("role", "alert");
+  }
+  mark.textContent = t(mark.dataset.i18n, JSON.parse(mark.dataset.i18nArgs || "{}"));
+}
+
+document.getElementById("step-back").addEventListener("click", () => { if (at > 0) { at -= 1; draw(); } });
+document.getElementById("step-forward").addEventListener("click", () => { if (at < steps.length - 1) { at += 1; draw(); } });
+document.addEventListener("keydown", (e) => {
+  if (e.key === "ArrowLeft") document.getElementById("step-back").click();
+  if (e.key === "ArrowRight") document.getElementById("step-forward").click();
+});
+globalThis.addEventListener("svara-settings", draw);
+draw();
+check();

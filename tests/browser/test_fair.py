@@ -1,0 +1,114 @@
+"""The shuffle check in Chromium (docs/fairness.md): static/js/fair.js derives the same decks
+as app/engine/fairness.py; a player plays a hand, sees the quiet ✓ at the table, opens «Мои
+раздачи», steps through the replay and sees ✓ there; a tampered seed shows the alarm."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import Browser, expect
+from sqlmodel import select
+
+from app.models import Database, HandRecord
+from tests.server.conftest import Server
+
+from .conftest import DESKTOP, PHONE, Crowd, Table
+from .test_classic import FINISH
+
+VECTORS = json.loads(
+    (Path(__file__).resolve().parents[1] / "engine" / "fair_vectors.json").read_text()
+)
+
+
+def test_the_browser_derives_the_engines_decks(web: Server, chromium: Browser) -> None:
+    page = chromium.new_page()
+    try:
+        page.goto(web.url + "/login")
+        got: list[dict[str, Any]] = page.evaluate(
+            """async (vectors) => {
+                 const fair = await import("/static/js/fair.js");
+                 const out = [];
+                 for (const v of vectors) {
+                   out.push({
+                     commit: await fair.commitment(v.server_seed),
+                     order: await fair.fairOrder(v.game, v.server_seed, v.seeds, v.deal),
+                   });
+                 }
+                 return out;
+               }""",
+            VECTORS,
+        )
+    finally:
+        page.close()
+    assert got == [{"commit": v["commit"], "order": v["order"]} for v in VECTORS]
+
+
+def _tamper_seed(server: Server, hand_id: int) -> None:
+    """Another seed for the first player, in the stored hand file (as a cheating server
+    would have to show it)."""
+    db = Database(f"sqlite:///{server.instance / 'svara.db'}")
+    try:
+        with db.session() as s:
+            record = s.exec(select(HandRecord).where(HandRecord.id == hand_id)).one()
+            doc = json.loads(json.dumps(record.hand_file))
+            doc["seeds"][0]["seed"] = "e" * 64
+            record.hand_file = doc
+            s.add(record)
+    finally:
+        db.dispose()
+
+
+def test_a_hand_checked_at_the_table_and_in_my_hands(
+    crowd: Crowd, web: Server, artifacts: Path
+) -> None:
+    ivan, yozh = crowd.add(PHONE, "Иван"), crowd.add(DESKTOP, "Ёж")
+    table = Table([ivan, yozh], ivan.new_table("Честный " + ivan.name, "classic", 2))
+    table.seat_everyone()
+    table.start()
+    table.play_until("Готов", FINISH)
+    table.over()
+    for p in (ivan, yozh):
+        mark = p.page.locator("#fair-mark")
+        expect(mark).to_have_class("fair-mark ok")
+        expect(mark).to_have_text("✓ Тасовка проверена")
+    ivan.shot(artifacts, "fair-table-ok")
+
+    # «Мои раздачи» from the table's history panel: the hand, newest first.
+    page = ivan.page
+    page.click('[data-panel="history-panel"]')
+    page.click("#my-hands-link")
+    rows = page.locator("#my-hands .hand-row")
+    expect(rows).to_have_count(1)
+    hand_id = int(rows.first.get_attribute("data-hand") or 0)
+    rows.first.locator("a").click()
+    expect(page.locator("#fair-mark")).to_have_class("fair-mark ok")
+    expect(page.locator("#step-count")).to_have_text(f"Шаг 1 из {_steps(page)}")
+    mine = page.locator(f'#step-players tr[data-player="{ivan.name}"] .replay-card[data-card]')
+    expect(mine).to_have_count(3)  # his own cards as dealt
+    page.click("#step-forward")
+    expect(page.locator("#step-count")).to_contain_text("Шаг 2 из")
+    expect(page.locator("#step-action")).to_contain_text(":")
+    for _ in range(_steps(page)):
+        if page.locator("#step-forward").is_disabled():
+            break
+        page.click("#step-forward")
+    expect(page.locator("#step-forward")).to_be_disabled()
+    page.click("#step-back")
+    expect(page.locator("#step-forward")).to_be_enabled()
+    ivan.shot(artifacts, "fair-replay-ok")
+
+    # A seed that is not the one dealt with: the loud alarm.
+    _tamper_seed(web, hand_id)
+    page.reload()
+    alarm = page.locator("#fair-mark")
+    expect(alarm).to_have_class("fair-mark alarm")
+    expect(alarm).to_contain_text("ТАСОВКА НЕ СХОДИТСЯ")
+    expect(alarm).to_have_attribute("role", "alert")
+    ivan.shot(artifacts, "fair-replay-alarm")
+    assert ivan.errors == [] and yozh.errors == []
+
+
+def _steps(page: Any) -> int:
+    return len(json.loads(page.locator("#replay-data").text_content() or "{}")["steps"])
