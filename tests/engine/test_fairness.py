@@ -188,3 +188,20 @@ def test_an_older_file_with_one_seed_still_verifies() -> None:
 def test_unreadable_files_are_refused(doc: Any, message: str) -> None:
     with pytest.raises(FairnessError, match=message):
         check_document(doc)
+
+
+def test_a_resumed_hand_deals_its_redeals_from_its_seeds() -> None:
+    """C-8.5: after a restart the deals a hand still needs come from its recorded seeds,
+    with their own index, not from a fresh unchecked shuffle."""
+    deck = SCORERS["classic"].deck
+    server = ServerSeed.draw()
+    seeds = [PlayerSeed("Иван", "c" * 64), PlayerSeed("Мария", "d" * 64)]
+    live = FairDeals(deck, server, seeds)
+    first, second = live(["Иван", "Мария"]), live(["Иван", "Мария"])
+    resumed = handfile.continued_deals([first], deck)
+    assert resumed(["Иван", "Мария"]) == first
+    assert resumed(["Иван", "Мария"]) == second
+    assert FairDeals.after([], deck) is None
+    legacy = Shuffle.new(deck)
+    old = handfile.Deal(legacy.deal(["Иван", "Мария"]), legacy.commit, legacy.seed)
+    assert FairDeals.after([old], deck) is None
