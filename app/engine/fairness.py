@@ -2,8 +2,9 @@
 
 Before a hand the server draws a secret seed and publishes its commitment (SHA-256, the
 same `commitment` as the single-seed shuffle of cards.py). Every participant then gives a
-seed of his own (his page's, or one the server draws for him, marked `drawn`). Deal d of the
-hand (0 the first deal, 1.. the Svara re-deals) is the deck shuffled by Fisher–Yates
+seed of his own: his page's, or, for a bot or a page that sent none, one derived from the
+server seed (`drawn_seed`, marked `drawn`: fixed by the commitment, so not chosen later).
+Deal d of the hand (0 the first deal, 1.. the Svara re-deals) is the deck shuffled by Fisher–Yates
 (`cards.fisher_yates`) on 32-bit words of an HMAC-SHA-256 stream:
 
     K_d     = HMAC-SHA-256(key = server seed, msg = "svara-fair/1:" d ":" s_1 ":" … ":" s_n)
@@ -60,6 +61,13 @@ class ServerSeed(NamedTuple):
     def draw(cls) -> ServerSeed:
         seed = new_seed()
         return cls(seed, commitment(seed))
+
+
+def drawn_seed(server_seed: str, name: str) -> str:
+    """The seed of a participant whose page sent none (a bot, an old page): fixed by the
+    committed server seed, so the server cannot choose it after the others' seeds arrive."""
+    message = f"{FORMAT}:drawn:{name}".encode()
+    return hmac.new(server_seed.encode("ascii"), message, hashlib.sha256).hexdigest()
 
 
 def deal_key(server_seed: str, seeds: Sequence[str], deal: int) -> bytes:
@@ -136,6 +144,9 @@ def deal_problem(
     if deal.seeds is None:  # svara-shuffle/1: the server's seed alone (older hand files)
         top = shuffled(deck, deal.seed)
     else:
+        for s in deal.seeds:
+            if s.drawn and s.seed != drawn_seed(deal.seed, s.name):
+                return f"deal {index}: {s.name}'s drawn seed is not the server seed's"
         top = fair_order(deck, deal.seed, [s.seed for s in deal.seeds], index)
     try:
         expected = deal_round(top, players)

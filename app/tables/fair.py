@@ -4,8 +4,9 @@ The table always holds the server seed of its NEXT hand, whose commitment every 
 shown before anyone answers the gathering; the seeds the players' pages send with «Готов»
 («Новая раздача», «Темнить», «Тёмный») are kept until the hand starts. Then the hand's deals
 come from `FairDeals` (its Svara re-deals too, by their index), a participant who sent no
-seed (a bot, an old page) gets one the server draws, marked `drawn`, and a new server seed
-is drawn for the hand after. Once the hand is over its participants are shown the seeds.
+seed (a bot, an old page) gets one derived from the server's committed seed, marked `drawn`,
+and a new server seed is drawn for the hand after. Once the hand is over its participants
+are shown the seeds.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from app.engine.cards import Card
-from app.engine.fairness import FairDeals, ServerSeed, new_seed
+from app.engine.fairness import FairDeals, ServerSeed, drawn_seed
 from app.engine.hand import Hand, PlayerSeed, Seat
 from app.engine.handfile import seed_json
 
@@ -41,7 +42,7 @@ class TableFairness:
         seeds = [
             PlayerSeed(s.name, self.offered[s.name])
             if s.name in self.offered
-            else PlayerSeed(s.name, new_seed(), drawn=True)
+            else PlayerSeed(s.name, drawn_seed(self.next.seed, s.name), drawn=True)
             for s in seats
         ]
         return FairDeals(deck, self.next, seeds)

@@ -42,6 +42,11 @@ async function hmac(keyBytes, message) {
   return new Uint8Array(await crypto.subtle.sign("HMAC", key, message));
 }
 
+/** The seed of a participant whose page sent none: HMAC(S, "svara-fair/1:drawn:" + name). */
+export async function drawnSeed(serverSeed, name) {
+  return hex(await hmac(enc.encode(serverSeed), enc.encode(`svara-fair/1:drawn:${name}`)));
+}
+
 /** The deck of deal `deal` (0 the first, 1.. the Svara re-deals), top card first. */
 export async function fairOrder(game, serverSeed, seeds, deal) {
   const key = await hmac(enc.encode(serverSeed), enc.encode(["svara-fair/1", deal, ...seeds].join(":")));
@@ -84,6 +89,11 @@ export async function checkHand(fair, seen, mine = null) {
   if (mine && mine.commit && mine.commit !== fair.commit) return { ok: false, reason: "fair.other_commit" };
   const own = mine && fair.seeds.find((s) => s.name === mine.name);
   if (mine && (!own || own.seed !== mine.seed)) return { ok: false, reason: "fair.not_my_seed" };
+  for (const s of fair.seeds) {
+    if (s.drawn && s.seed !== await drawnSeed(fair.seed, s.name)) {
+      return { ok: false, reason: "fair.bad_drawn", params: { player: s.name } };
+    }
+  }
   const seeds = fair.seeds.map((s) => s.seed);
   for (let d = 0; d < fair.deals.length; d++) {
     const dealt = dealRound(await fairOrder(fair.game, fair.seed, seeds, d), fair.deals[d]);

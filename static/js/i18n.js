@@ -334,6 +334,7 @@ const RU = {
   "settle.pays": "{payer} → {payee}: {amount}",
   "settle.none": "Никто никому не должен.",
   "settle.back": "К столу",
+  "fair.bad_drawn": "зерно {player} не выведено из зерна сервера",
 };
 
 const EN = {
@@ -653,6 +654,7 @@ const EN = {
   "settle.pays": "{payer} → {payee}: {amount}",
   "settle.none": "Nobody owes anybody.",
   "settle.back": "Back to the table",
+  "fair.bad_drawn": "{player}'s drawn seed is not derived from the server's seed",
 };
 
 // Bulgarian: the words of Bulgarian tables (тесте, вале, поп, асо, «на тъмно», «Свара»).
@@ -973,6 +975,7 @@ const BG = {
   "settle.pays": "{payer} → {payee}: {amount}",
   "settle.none": "Никой на никого не дължи.",
   "settle.back": "Към масата",
+  "fair.bad_drawn": "зърното на {player} не е изведено от зърното на сървъра",
 };
 
 export const DICTS = { ru: RU, en: EN, bg: BG };

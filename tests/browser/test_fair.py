@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import Browser, expect
-from sqlmodel import select
+from sqlmodel import col, select
 
 from app.models import Database, HandRecord
 from tests.server.conftest import Server
@@ -34,6 +34,7 @@ def test_the_browser_derives_the_engines_decks(web: Server, chromium: Browser) -
                    out.push({
                      commit: await fair.commitment(v.server_seed),
                      order: await fair.fairOrder(v.game, v.server_seed, v.seeds, v.deal),
+                     drawn: await fair.drawnSeed(v.server_seed, v.drawn.name),
                    });
                  }
                  return out;
@@ -42,7 +43,22 @@ def test_the_browser_derives_the_engines_decks(web: Server, chromium: Browser) -
         )
     finally:
         page.close()
-    assert got == [{"commit": v["commit"], "order": v["order"]} for v in VECTORS]
+    want = [
+        {"commit": v["commit"], "order": v["order"], "drawn": v["drawn"]["seed"]} for v in VECTORS
+    ]
+    assert got == want
+
+
+def _stored(server: Server) -> dict[str, Any]:
+    """The latest hand file the server stored."""
+    db = Database(f"sqlite:///{server.instance / 'svara.db'}")
+    try:
+        with db.session() as s:
+            record = s.exec(select(HandRecord).order_by(col(HandRecord.id).desc())).first()
+            assert record is not None and record.hand_file is not None
+            return record.hand_file
+    finally:
+        db.dispose()
 
 
 def _tamper_seed(server: Server, hand_id: int) -> None:
@@ -74,6 +90,8 @@ def test_a_hand_checked_at_the_table_and_in_my_hands(
         expect(mark).to_have_class("fair-mark ok")
         expect(mark).to_have_text("✓ Тасовка проверена")
     ivan.shot(artifacts, "fair-table-ok")
+    # Both pages gave their own seeds with «Готов»: none had to be drawn by the server.
+    assert [s.get("drawn", False) for s in _stored(web)["seeds"]] == [False, False]
 
     # «Мои раздачи» from the table's history panel: the hand, newest first.
     page = ivan.page

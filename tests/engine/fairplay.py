@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 
 from app.engine import games
-from app.engine.fairness import FairDeals, ServerSeed
+from app.engine.fairness import FairDeals, ServerSeed, drawn_seed
 from app.engine.hand import Action, Hand, PlayerSeed, Seat
 from app.engine.scoring import SCORERS
 from app.engine.variants import PRESETS
@@ -21,10 +21,14 @@ def play_fair(game: str, seed: int) -> tuple[Hand, list[Action]]:
     cls = games.hand_class(game)
     names = NAMES[: min(5, variant["seats"])]
     seats = [Seat(n, cls.stake(variant)) for n in names]
-    seeds = [
-        PlayerSeed(n, f"{rng.getrandbits(128):032x}", drawn=n.startswith("Гэри")) for n in names
+    server = ServerSeed.draw()
+    seeds = [  # the bot's seed is drawn from the server's, as at a live table
+        PlayerSeed(n, drawn_seed(server.seed, n), drawn=True)
+        if n.startswith("Гэри")
+        else PlayerSeed(n, f"{rng.getrandbits(128):032x}")
+        for n in names
     ]
-    hand = cls(variant, seats, names[0], FairDeals(SCORERS[game].deck, ServerSeed.draw(), seeds))
+    hand = cls(variant, seats, names[0], FairDeals(SCORERS[game].deck, server, seeds))
     actions = []
     while not hand.finished:
         player = rng.choice(hand.awaiting())

@@ -22,6 +22,7 @@ from app.engine.fairness import (
     check_document,
     check_seed,
     deal_problem,
+    drawn_seed,
     fair_order,
 )
 from app.engine.hand import PlayerSeed
@@ -70,6 +71,10 @@ def test_known_answers(vector: dict[str, Any]) -> None:
     assert hashlib.sha256(b"svara-shuffle/1:" + server.encode()).hexdigest() == vector["commit"]
     order = [str(c) for c in fair_order(SCORERS[game].deck, server, seeds, deal)]
     assert order == vector["order"] == reference_order(game, server, seeds, deal)
+    name = vector["drawn"]["name"]
+    assert drawn_seed(server, name) == vector["drawn"]["seed"]
+    message = f"svara-fair/1:drawn:{name}".encode()
+    assert hmac.new(server.encode(), message, hashlib.sha256).hexdigest() == vector["drawn"]["seed"]
 
 
 @settings(max_examples=60)
@@ -118,6 +123,12 @@ def test_a_recorded_hand_replays_and_verifies_from_its_seeds(game: str, seed: in
     tampered = copy.deepcopy(doc)
     tampered["seeds"][1]["seed"] = "0" * 64
     assert check_document(tampered)
+    # A drawn seed must be the one the committed server seed gives (no grinding).
+    forged = copy.deepcopy(doc)
+    bot = next((s for s in forged["seeds"] if s.get("drawn")), None)
+    if bot is not None:
+        bot["seed"] = "1" * 64
+        assert "drawn seed is not the server seed's" in check_document(forged)[0]
     with pytest.raises(handfile.ReplayError, match="does not match its shuffle seeds"):
         handfile.replay(handfile.parse(tampered))
 
@@ -126,7 +137,7 @@ def test_svara_redeals_use_their_index() -> None:
     """Every deal of a hand has its own deck: deal d is derived with index d."""
     deck = SCORERS["classic"].deck
     server = ServerSeed.draw()
-    seeds = [PlayerSeed("Иван", "a" * 64), PlayerSeed("Ёж", "b" * 64, drawn=True)]
+    seeds = [PlayerSeed("Иван", "a" * 64), PlayerSeed("Ёж", drawn_seed(server.seed, "Ёж"), True)]
     source = FairDeals(deck, server, seeds)
     first, again = source(["Иван", "Ёж"]), source(["Иван", "Ёж"])
     assert first.cards != again.cards
