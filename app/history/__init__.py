@@ -14,6 +14,8 @@ from typing import Any
 from flask import Blueprint, Flask, Response, abort, jsonify, render_template, request
 
 from app.auth.service import current_user, login_required
+from app.engine import handfile
+from app.engine.hand import RuleError
 from app.models import User, get_db, utcnow
 
 from . import service
@@ -67,10 +69,14 @@ def _open(hand_id: int) -> tuple[Any, str, str | None]:
 def replay(hand_id: int) -> Any:
     hand, table, viewer = _open(hand_id)
     doc = hand.hand_file
+    try:
+        steps = [step._asdict() for step in service.steps(doc, viewer)]
+    except (handfile.HandFileError, RuleError):  # a stored file the engine refuses: the
+        steps = []  # page says so, and the check below raises the alarm if it is the shuffle
     replay = {
         "hand": hand.id,
         "viewer": viewer,
-        "steps": [step._asdict() for step in service.steps(doc, viewer)],
+        "steps": steps,
         "fair": service.fair_of(doc, hand.status),
     }
     return render_template("hand.html", hand=hand, table=table, replay=replay)

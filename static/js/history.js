@@ -24,6 +24,10 @@ function cell(text, cls = "") {
 
 function draw() {
   const step = steps[at];
+  if (!step) {
+    document.getElementById("step-count").textContent = t("hand.unreadable");
+    return;
+  }
   const view = step.view;
   const game = view.game;
   document.getElementById("step-count").textContent = t("hand.step", { n: at + 1, total: steps.length });

@@ -335,6 +335,7 @@ const RU = {
   "settle.none": "Никто никому не должен.",
   "settle.back": "К столу",
   "fair.bad_drawn": "зерно {player} не выведено из зерна сервера",
+  "hand.unreadable": "Эту раздачу не удаётся воспроизвести",
 };
 
 const EN = {
@@ -655,6 +656,7 @@ const EN = {
   "settle.none": "Nobody owes anybody.",
   "settle.back": "Back to the table",
   "fair.bad_drawn": "{player}'s drawn seed is not derived from the server's seed",
+  "hand.unreadable": "This hand cannot be replayed",
 };
 
 // Bulgarian: the words of Bulgarian tables (тесте, вале, поп, асо, «на тъмно», «Свара»).
@@ -976,6 +978,7 @@ const BG = {
   "settle.none": "Никой на никого не дължи.",
   "settle.back": "Към масата",
   "fair.bad_drawn": "зърното на {player} не е изведено от зърното на сървъра",
+  "hand.unreadable": "Това раздаване не може да се възпроизведе",
 };
 
 export const DICTS = { ru: RU, en: EN, bg: BG };

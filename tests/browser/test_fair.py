@@ -61,15 +61,19 @@ def _stored(server: Server) -> dict[str, Any]:
         db.dispose()
 
 
-def _tamper_seed(server: Server, hand_id: int) -> None:
-    """Another seed for the first player, in the stored hand file (as a cheating server
-    would have to show it)."""
+def _tamper_seed(server: Server, hand_id: int, server_seed: bool = False) -> None:
+    """Another seed for the first player (or the server's), in the stored hand file (as a
+    cheating server would have to show it)."""
     db = Database(f"sqlite:///{server.instance / 'svara.db'}")
     try:
         with db.session() as s:
             record = s.exec(select(HandRecord).where(HandRecord.id == hand_id)).one()
             doc = json.loads(json.dumps(record.hand_file))
-            doc["seeds"][0]["seed"] = "e" * 64
+            if server_seed:
+                for deal in doc["deals"]:
+                    deal["seed"] = "f" * 64
+            else:
+                doc["seeds"][0]["seed"] = "e" * 64
             record.hand_file = doc
             s.add(record)
     finally:
@@ -125,6 +129,11 @@ def test_a_hand_checked_at_the_table_and_in_my_hands(
     expect(alarm).to_contain_text("ТАСОВКА НЕ СХОДИТСЯ")
     expect(alarm).to_have_attribute("role", "alert")
     ivan.shot(artifacts, "fair-replay-alarm")
+    # Another server seed: it does not open the commitment shown before the deal.
+    _tamper_seed(web, hand_id, server_seed=True)
+    page.reload()
+    expect(alarm).to_have_class("fair-mark alarm")
+    expect(alarm).to_contain_text("зерно сервера не открывает обещание")
     assert ivan.errors == [] and yozh.errors == []
 
 
