@@ -181,7 +181,7 @@ def read_seeds(raw: Any, names: Sequence[str]) -> tuple[PlayerSeed, ...] | None:
     for i, s in enumerate(raw):
         _need(isinstance(s, dict) and isinstance(s.get("name"), str), f"seeds[{i}] needs a name")
         try:
-            seed = check_seed(s.get("seed"))  # type: ignore[arg-type]
+            seed = check_seed(s.get("seed"))
         except FairnessError as e:
             raise FairnessError(f"seeds[{i}]: {e}") from None
         drawn = s.get("drawn", False)
@@ -207,12 +207,12 @@ def check_document(doc: Any) -> list[str]:
         raise FairnessError(str(e)) from None
     deck = SCORERS[variant.game].deck
     players = doc.get("players")
-    _need(isinstance(players, list) and players, '"players" must be a list')
+    _need(isinstance(players, list) and bool(players), '"players" must be a list')
     names = [p.get("name") if isinstance(p, dict) else None for p in players]
     _need(all(isinstance(n, str) for n in names), "every player needs a name")
     seeds = read_seeds(doc.get("seeds"), names)  # type: ignore[arg-type]
     raw_deals = doc.get("deals")
-    _need(isinstance(raw_deals, list) and raw_deals, '"deals" must list at least one deal')
+    _need(isinstance(raw_deals, list) and bool(raw_deals), '"deals" must list at least one deal')
     problems = []
     for d, raw in enumerate(raw_deals):
         _need(isinstance(raw, dict), f"deals[{d}] must be an object")

@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import Any, NamedTuple
 
 from sqlalchemy import func
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from app.admin.money import settle_up
 from app.engine import handfile
@@ -26,6 +26,7 @@ from app.engine.variants import get_variant
 from app.models import (
     CANCELLED,
     FINISHED,
+    POT,
     STACK,
     USER,
     Account,
@@ -59,14 +60,14 @@ def _mine(user_id: int) -> Any:
     """The user's result per hand: his balance and stack rows of each hand he paid into or
     was paid from (every participant pays the ante: C-1.8, S-1.2, B-1.2)."""
     return (
-        select(LedgerEntry.hand_id, func.sum(LedgerEntry.amount).label("net"))
-        .join(Account, Account.id == LedgerEntry.account_id)
+        select(col(LedgerEntry.hand_id), func.sum(LedgerEntry.amount).label("net"))
+        .join(Account, col(Account.id) == LedgerEntry.account_id)
         .where(
             Account.user_id == user_id,
-            Account.kind.in_((USER, STACK)),  # type: ignore[attr-defined]
-            LedgerEntry.hand_id.is_not(None),  # type: ignore[union-attr]
+            col(Account.kind).in_((USER, STACK)),
+            col(LedgerEntry.hand_id).is_not(None),
         )
-        .group_by(LedgerEntry.hand_id)
+        .group_by(col(LedgerEntry.hand_id))
         .subquery()
     )
 
@@ -77,10 +78,10 @@ def my_hands(s: Session, user: User, page: int = 1, per_page: int = PAGE) -> tup
     mine = _mine(user.id)
     rows = s.exec(
         select(HandRecord, Table.name, Table.variant, mine.c.net)
-        .join(mine, mine.c.hand_id == HandRecord.id)
-        .join(Table, Table.id == HandRecord.table_id)
-        .where(HandRecord.status.in_(ENDED))  # type: ignore[attr-defined]
-        .order_by(HandRecord.id.desc())  # type: ignore[union-attr]
+        .join(mine, mine.c.hand_id == col(HandRecord.id))
+        .join(Table, col(Table.id) == HandRecord.table_id)
+        .where(col(HandRecord.status).in_(ENDED))
+        .order_by(col(HandRecord.id).desc())
         .offset((page - 1) * per_page)
         .limit(per_page + 1)
     ).all()
@@ -242,8 +243,8 @@ def stats(s: Session, user: User, since: datetime, until: datetime | None = None
     mine = _mine(user.id)
     query = (
         select(HandRecord, mine.c.net)
-        .join(mine, mine.c.hand_id == HandRecord.id)
-        .where(HandRecord.status.in_(ENDED), HandRecord.started >= since)  # type: ignore[attr-defined]
+        .join(mine, mine.c.hand_id == col(HandRecord.id))
+        .where(col(HandRecord.status).in_(ENDED), HandRecord.started >= since)
     )
     if until is not None:
         query = query.where(HandRecord.started < until)
@@ -253,8 +254,8 @@ def stats(s: Session, user: User, since: datetime, until: datetime | None = None
     if ids:
         for hand_id, amount in s.exec(
             select(LedgerEntry.hand_id, LedgerEntry.amount)
-            .join(Account, Account.id == LedgerEntry.account_id)
-            .where(Account.kind == "pot", LedgerEntry.hand_id.in_(ids), LedgerEntry.amount > 0)  # type: ignore[union-attr]
+            .join(Account, col(Account.id) == LedgerEntry.account_id)
+            .where(Account.kind == POT, col(LedgerEntry.hand_id).in_(ids), LedgerEntry.amount > 0)
         ):
             pots[hand_id] += amount  # type: ignore[index]
     return Stats(
