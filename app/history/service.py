@@ -21,7 +21,7 @@ from sqlmodel import Session, col, select
 
 from app.admin.money import settle_up
 from app.engine import handfile
-from app.engine.hand import Hand
+from app.engine.hand import Hand, RuleError
 from app.engine.variants import get_variant
 from app.models import (
     CANCELLED,
@@ -178,7 +178,10 @@ def players_copy(doc: dict[str, Any], viewer: str | None, status: str) -> dict[s
     commitment and, for an ended hand, the seeds. An administrator's is the stored file."""
     if viewer is None:
         return doc
-    seen = seen_cards(steps(doc, viewer))
+    try:
+        seen = seen_cards(steps(doc, viewer))
+    except (handfile.HandFileError, RuleError):  # the engine refuses the stored file: the
+        seen = []  # seeds and commitments alone, and `svara verify` says what is wrong
     deals = []
     for d, deal in enumerate(doc["deals"]):
         out: dict[str, Any] = {"order": [k for k in deal if k not in ("commit", "seed")]}
@@ -197,7 +200,12 @@ def players_copy(doc: dict[str, Any], viewer: str | None, status: str) -> dict[s
 def as_text(doc: dict[str, Any], hand: HandRecord, table: str, viewer: str | None) -> str:
     """The hand as readable text: who sat with what, each action with the pot after it,
     the cards the viewer saw, the result and the shuffle's seeds."""
-    all_steps = steps(doc, viewer)
+    try:
+        all_steps = steps(doc, viewer)
+    except (handfile.HandFileError, RuleError) as e:
+        all_steps, refused = [], str(e)
+    else:
+        refused = ""
     lines = [
         f"Hand {hand.id} · {table} · {doc['variant']} · {hand.started:%Y-%m-%d %H:%M} UTC",
         "Players: " + ", ".join(f"{p['name']} ({p['balance']})" for p in doc["players"]),
@@ -210,7 +218,9 @@ def as_text(doc: dict[str, Any], hand: HandRecord, table: str, viewer: str | Non
         a = step.action or {}
         extra = "".join(f" {a[k]}" for k in ("to", "deal") if k in a)
         lines.append(f"  {a.get('player')}: {a.get('do')}{extra}  (pot {step.view['pot']})")
-    result = all_steps[-1].view.get("result")
+    if refused:
+        lines.append(f"The engine refuses this hand file: {refused}")
+    result = all_steps[-1].view.get("result") if all_steps else None
     if result:
         lines.append("Winners: " + ", ".join(result["winners"]))
         lines.append("Balances: " + ", ".join(f"{n} {b}" for n, b in result["balances"].items()))

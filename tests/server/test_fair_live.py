@@ -14,10 +14,22 @@ from app.engine import handfile
 from app.engine.cards import commitment
 from app.engine.fairness import check_document, fair_order
 from app.engine.scoring import SCORERS
-from app.models import User
+from app.history import service as history
+from app.models import HandRecord, User
 
 from .conftest import Browser, Server, unique_name
-from .tablekit import CARD, Player, database, everyone, grant, hands, new_table, play_hand, refused
+from .tablekit import (
+    CARD,
+    Player,
+    balances,
+    database,
+    everyone,
+    grant,
+    hands,
+    new_table,
+    play_hand,
+    refused,
+)
 
 SEEDS = {0: "a1" * 32, 1: "0123456789abcdef" * 4}
 
@@ -187,12 +199,54 @@ def test_my_hands_are_mine_alone(fast: Server) -> None:
         admin.http.get(f"{fast.url}/hands/{hand_id}.json").json()
         == hands(fast, table)[-1].hand_file
     )
+    # A second hand: newest first, and paged.
+    everyone(players, lambda s: s["phase"] != "playing")
+    _play_one(players, {}, rng_seed=12)
+    everyone(players, lambda s: s["fair"]["hand"] != hand_id and s["fair"]["seed"] is not None)
+    second = players[0].state["hand"]["id"]
+    listed = me.http.get(f"{fast.url}/hands").text
+    assert listed.index(f'data-hand="{second}"') < listed.index(f'data-hand="{hand_id}"')
+    db = database(fast)
+    with db.session() as s:
+        user = s.exec(select(User).where(User.name == players[0].name)).one()
+        page1, more1 = history.my_hands(s, user, 1, per_page=1)
+        page2, more2 = history.my_hands(s, user, 2, per_page=1)
+    db.dispose()
+    assert ([r.id for r in page1], more1, [r.id for r in page2], more2) == (
+        [second],
+        True,
+        [hand_id],
+        False,
+    )
     # The night's accounts: his figures, and the table's settle-up for its players only.
+    net = balances(fast, [players[0].name])[players[0].name] - 1000
     stats = me.http.get(f"{fast.url}/stats")
-    assert stats.status_code == 200 and 'id="stat-hands">1<' in stats.text
+    assert stats.status_code == 200 and 'id="stat-hands">2<' in stats.text
+    assert f'id="stat-net">{net:+d}<' in stats.text
+    assert f'id="stat-wins">{int(page1[0].net > 0) + int(page2[0].net > 0)}<' in stats.text
     settle = me.http.get(f"{fast.url}/table/{table}/settle")
     assert settle.status_code == 200 and players[1].name in settle.text
+    assert f"{net:+d}" in settle.text
     assert stranger.http.get(f"{fast.url}/table/{table}/settle").status_code == 404
+    # A stored file whose server seed was changed: his copy and its text still come, and
+    # `svara verify` (check_document) says what is wrong.
+    db = database(fast)
+    with db.session() as s:
+        record = s.get(HandRecord, hand_id)
+        assert record is not None and record.hand_file is not None
+        doc = json.loads(json.dumps(record.hand_file))
+        for deal in doc["deals"]:
+            deal["seed"] = "9" * 64
+        record.hand_file = doc
+        s.add(record)
+    db.dispose()
+    broken = me.http.get(f"{fast.url}/hands/{hand_id}.json")
+    assert broken.status_code == 200
+    problems = check_document(broken.json())
+    assert problems[0] == "deal 0: the seed does not open the commitment"
+    assert all("does not open the commitment" in p for p in problems)
+    assert "refuses" in me.http.get(f"{fast.url}/hands/{hand_id}.txt").text
+    assert me.http.get(f"{fast.url}/hands/{hand_id}").status_code == 200
     assert me.http.get(f"{fast.url}/hands?page=0").status_code == 400
     assert me.http.get(f"{fast.url}/stats?since=yesterday").status_code == 400
     for p in players:
