@@ -1,0 +1,56 @@
+"""What a player may see of a hand in «Мои раздачи» is the engine's `view(name)` (C-4.19: a
+look's two hands only to its two players): the replay's steps and his copy of the file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from app.engine.fairness import check_document
+from app.history.service import fair_of, players_copy, steps
+
+LOOK = Path(__file__).parent / "hands" / "classic" / "c4_11_look.json"
+
+
+def _doc() -> dict:
+    doc = json.loads(LOOK.read_text())
+    return {k: v for k, v in doc.items() if k not in ("rule", "title", "expect")}
+
+
+def _cards(copy: dict) -> dict:
+    return {k: v for k, v in copy["deals"][0].items() if k not in ("order", "commit", "seed")}
+
+
+def test_a_looks_hands_go_only_to_its_two_players() -> None:
+    doc = _doc()
+    # vera looked at boris (C-4.11): each saw the other's hand; anna never saw boris's.
+    vera, anna = (
+        _cards(players_copy(doc, "vera", "finished")),
+        _cards(players_copy(doc, "anna", "finished")),
+    )
+    assert vera["boris"] == ["7♠", "8♦", "9♣"] and vera["vera"] == ["10♠", "J♠", "Q♦"]
+    assert "boris" not in anna and anna["anna"] == ["A♥", "K♥", "Q♥"]
+    assert (
+        players_copy(doc, "anna", "finished")["deals"][0]["order"]
+        == ["boris", "vera", "gleb", "anna"]
+    # The dealing order is the stored deal's (handfile.record writes the deal in that order).
+    assert players_copy(doc, "anna", "finished")["deals"][0]["order"] == list(doc["deals"][0])
+    )
+    # The steps: as dealt, then one per action; nobody's view has another's hidden cards.
+    seen = steps(doc, "anna")
+    assert len(seen) == len(doc["actions"]) + 1 and seen[0].action is None
+    for step in seen:
+        for p in step.view["players"]:
+            if p["name"] == "boris":
+                assert p["cards"] is None
+        assert "legal" not in step.view
+
+
+def test_an_older_file_has_no_browser_check_but_its_copy_still_verifies() -> None:
+    """A hand without the players' seeds (or without any commitment) is not checked by the
+    page (fair_of is None); a player's copy of it is still a file `svara verify` reads."""
+    doc = _doc()
+    assert fair_of(doc, "finished") is None
+    copy = players_copy(doc, "vera", "finished")
+    assert check_document(copy) == ["deal 0 has no shuffle commitment"]
+    assert players_copy(doc, None, "finished") is doc  # an administrator: the stored file
