@@ -17,8 +17,8 @@ from app.engine.scoring import SCORERS
 from app.history import service as history
 from app.models import HandRecord, User
 
-from .conftest import Browser, Server, unique_name
-from .tablekit import (
+from ..conftest import Browser, Server, unique_name
+from ..tablekit import (
     CARD,
     Player,
     balances,
