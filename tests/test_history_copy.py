@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from app.engine.fairness import check_document
 from app.history.service import fair_of, players_copy, steps
 
@@ -50,3 +52,32 @@ def test_an_older_file_has_no_browser_check_but_its_copy_still_verifies() -> Non
     copy = players_copy(doc, "vera", "finished")
     assert check_document(copy) == ["deal 0 has no shuffle commitment"]
     assert players_copy(doc, None, "finished") is doc  # an administrator: the stored file
+
+
+# The rules' hand files that play to their end (the others state a refused action).
+HAND_FILES = [
+    p
+    for p in sorted((Path(__file__).parent / "hands").glob("*/*.json"))
+    if "error" not in json.loads(p.read_text()).get("expect", {})
+]
+
+
+def _bare(path: Path) -> dict:
+    doc = json.loads(path.read_text())
+    return {k: v for k, v in doc.items() if k not in ("rule", "title", "expect")}
+
+
+@pytest.mark.parametrize("path", HAND_FILES, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_what_a_player_saw_is_what_was_dealt(path: Path) -> None:
+    """For every hand file of the rules (Svaras, looks, showdowns), every viewer's copy
+    names, per deal, only that deal's players and only the cards they were dealt."""
+    doc = _bare(path)
+    for viewer in [p["name"] for p in doc["players"]]:
+        copy = players_copy(doc, viewer, "finished")
+        for d, deal in enumerate(copy["deals"]):
+            dealt = doc["deals"][d]
+            for name, cards in deal.items():
+                if name in ("order", "commit", "seed"):
+                    continue
+                assert name in dealt, (viewer, d, name)
+                assert all(c is None or c == w for c, w in zip(cards, dealt[name], strict=True))

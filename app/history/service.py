@@ -152,23 +152,28 @@ def fair_of(doc: dict[str, Any], status: str) -> dict[str, Any] | None:
     }
 
 
-def seen_cards(all_steps: Sequence[Step]) -> list[dict[str, list[str | None]]]:
+def seen_cards(all_steps: Sequence[Step], doc: dict[str, Any]) -> list[dict[str, list[str | None]]]:
     """Per deal, each player's cards as far as the viewer saw them (None: never seen): his
-    own, those shown, and a look's two hands (`look_cards`, only in its players' views)."""
+    own, those shown, and a look's two hands (`look_cards`, only in its players' views, in
+    the events new at a step). Only the deal's own players count: one left out of a Svara
+    re-deal may still show the cards of the deal before (static/js/fair.js `addSeen`)."""
     seen: list[dict[str, list[str | None]]] = []
+    known = 0
     for step in all_steps:
         while len(seen) <= step.deal:
             seen.append({})
-        shown = seen[step.deal]
+        shown, dealt = seen[step.deal], doc["deals"][step.deal]
         for p in step.view["players"]:
             for k, c in enumerate(p.get("cards") or []):
-                if c is not None:
+                if c is not None and p["name"] in dealt:
                     shown.setdefault(p["name"], [None, None, None])[k] = c
-        for event in step.view.get("events", []):
+        events = step.view.get("events", [])
+        for event in events[known:]:
             if isinstance(event.get("cards"), dict):
                 for name, cards in event["cards"].items():
-                    if cards and step.deal < len(seen):
-                        seen[step.deal][name] = list(cards)
+                    if cards and name in dealt:
+                        shown[name] = list(cards)
+        known = len(events)
     return seen
 
 
@@ -179,7 +184,7 @@ def players_copy(doc: dict[str, Any], viewer: str | None, status: str) -> dict[s
     if viewer is None:
         return doc
     try:
-        seen = seen_cards(steps(doc, viewer))
+        seen = seen_cards(steps(doc, viewer), doc)
     except (handfile.HandFileError, RuleError):  # the engine refuses the stored file: the
         seen = []  # seeds and commitments alone, and `svara verify` says what is wrong
     deals = []
@@ -211,7 +216,7 @@ def as_text(doc: dict[str, Any], hand: HandRecord, table: str, viewer: str | Non
         "Players: " + ", ".join(f"{p['name']} ({p['balance']})" for p in doc["players"]),
         f"Dealer: {doc['dealer']}",
     ]
-    for d, cards in enumerate(seen_cards(all_steps)):
+    for d, cards in enumerate(seen_cards(all_steps, doc)):
         shown = "; ".join(f"{n}: {' '.join(c or '??' for c in cs)}" for n, cs in cards.items())
         lines.append(f"Deal {d + 1}: {shown or '—'}")
     for step in all_steps[1:]:

@@ -117,19 +117,36 @@ export function shownIn(hand) {
 }
 
 /** Per deal, the cards a series of views of one hand showed: {player: [card | null]} each,
- * from the players' cards and a look's two hands (`look_cards` events, C-4.19). */
-export function addSeen(perDeal, deal, view) {
+ * from the players' cards and a look's two hands (`look_cards`, C-4.19) among the events
+ * `fresh` in this view. Only the deal's own players (`dealt`) count: one left out of a
+ * Svara re-deal may still show the cards of the deal before. */
+export function addSeen(perDeal, deal, view, dealt, fresh) {
   const shown = (perDeal[deal] ||= {});
+  const inDeal = (name) => !dealt || dealt.includes(name);
   for (const [name, cards] of Object.entries(shownIn(view))) {
+    if (!inDeal(name)) continue;
     const kept = (shown[name] ||= [null, null, null]);
     cards.forEach((c, k) => { if (c) kept[k] = c; });
   }
-  for (const e of view.events || []) {
+  for (const e of fresh || []) {
     if (e.cards && typeof e.cards === "object" && !Array.isArray(e.cards)) {
-      for (const [name, cards] of Object.entries(e.cards)) shown[name] = [...cards];
+      for (const [name, cards] of Object.entries(e.cards)) if (inDeal(name)) shown[name] = [...cards];
     }
   }
   return perDeal;
+}
+
+/** Per deal, what a replay's steps ({deal, view}, app/history/service.py) showed; `deals`
+ * are the deals' players (the `fair` object's `deals`). */
+export function seenInSteps(steps, deals) {
+  const seen = [];
+  let known = 0; // the events of the steps before: a step's own are the rest
+  for (const step of steps) {
+    const events = step.view.events || [];
+    addSeen(seen, step.deal, step.view, deals[step.deal], events.slice(known));
+    known = events.length;
+  }
+  return seen;
 }
 
 /** The table page's side: the seed sent with «Готов» (with the commitment shown then), the
@@ -158,7 +175,8 @@ export class TableCheck {
       this.hand = { id: fair.hand, mine, seen: [], done: false };
       this.sent = null;
     }
-    addSeen(this.hand.seen, Math.max(0, fair.deals.length - 1), view);
+    const deal = Math.max(0, fair.deals.length - 1);
+    addSeen(this.hand.seen, deal, view, fair.deals[deal], msg.news);
     if (!fair.seed || this.hand.done || !available()) return null;
     this.hand.done = true;
     return checkHand(fair, this.hand.seen, this.hand.mine);

@@ -2,7 +2,7 @@
 // step by step (the server's per-step `view`, app/history/service.py), and the shuffle
 // checked in the browser (fair.js): a quiet ✓ or a loud alarm.
 
-import { addSeen, available, checkHand } from "./fair.js";
+import { available, checkHand, seenInSteps } from "./fair.js";
 import { translator } from "./i18n.js";
 import { actionLabel } from "./render.js";
 import { loadSettings } from "./settings.js";
@@ -58,13 +58,6 @@ function draw() {
   document.getElementById("step-forward").disabled = at === steps.length - 1;
 }
 
-/** Per deal, the cards of each player this page was shown in some step. */
-function seenPerDeal() {
-  const seen = [];
-  for (const step of steps) addSeen(seen, step.deal, step.view);
-  return seen;
-}
-
 async function check() {
   const mark = document.getElementById("fair-mark");
   mark.hidden = false;
@@ -75,7 +68,7 @@ async function check() {
     mark.className = "fair-mark unchecked";
     mark.dataset.i18n = "fair.unchecked";
   } else {
-    const result = await checkHand(data.fair, seenPerDeal());
+    const result = await checkHand(data.fair, seenInSteps(steps, data.fair.deals));
     mark.className = `fair-mark ${result.ok ? "ok" : "alarm"}`;
     mark.dataset.i18n = result.ok ? "fair.ok" : "fair.alarm";
     mark.dataset.i18nArgs = JSON.stringify({ why: result.ok ? "" : t(result.reason, result.params) });

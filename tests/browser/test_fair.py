@@ -11,6 +11,7 @@ from typing import Any
 from playwright.sync_api import Browser, expect
 from sqlmodel import col, select
 
+from app.history import service as history
 from app.models import Database, HandRecord
 from tests.server.conftest import Server
 
@@ -47,6 +48,43 @@ def test_the_browser_derives_the_engines_decks(web: Server, chromium: Browser) -
         {"commit": v["commit"], "order": v["order"], "drawn": v["drawn"]["seed"]} for v in VECTORS
     ]
     assert got == want
+
+
+def test_the_browser_sees_the_deals_as_the_server_does(web: Server, chromium: Browser) -> None:
+    """The page's record of what it was shown, per deal (fair.js `addSeen`), is the server's
+    (app/history/service.py `seen_cards`) for every rules' hand with a Svara or a look: a
+    player left out of a re-deal, a look's hands, the showdowns."""
+    cases = []
+    for path in sorted((Path(__file__).resolve().parents[1] / "hands").glob("*/*.json")):
+        raw = json.loads(path.read_text())
+        if "error" in raw.get("expect", {}) or not (
+            {"svaras"} & set(raw["expect"]) or "look" in path.name
+        ):
+            continue
+        doc = {k: v for k, v in raw.items() if k not in ("rule", "title", "expect")}
+        for viewer in [p["name"] for p in doc["players"]]:
+            all_steps = history.steps(doc, viewer)
+            cases.append(
+                {
+                    "steps": [st._asdict() for st in all_steps],
+                    "deals": [list(d) for d in doc["deals"]],
+                    "want": history.seen_cards(all_steps, doc),
+                }
+            )
+    assert len(cases) > 40
+    page = chromium.new_page()
+    try:
+        page.goto(web.url + "/login")
+        got = page.evaluate(
+            """async (cases) => {
+                 const { seenInSteps } = await import("/static/js/fair.js");
+                 return cases.map((c) => seenInSteps(c.steps, c.deals).map((d) => d || {}));
+               }""",
+            cases,
+        )
+    finally:
+        page.close()
+    assert got == [c["want"] for c in cases]
 
 
 def _stored(server: Server) -> dict[str, Any]:

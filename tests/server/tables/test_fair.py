@@ -111,8 +111,9 @@ def test_a_pages_seed_makes_the_deck_and_the_stored_hand_replays_from_its_seeds(
     seeds = [s["seed"] for s in fair["seeds"]]
     assert [s.get("drawn", False) for s in fair["seeds"]] == [False, False, True]
     deck = SCORERS["classic"].deck
-    order = [str(c) for c in fair_order(deck, fair["seed"], seeds, 0)]
-    dealing = fair["deals"][0]
+    last = len(fair["deals"]) - 1  # the final view shows the last deal's cards (a Svara)
+    order = [str(c) for c in fair_order(deck, fair["seed"], seeds, last)]
+    dealing = fair["deals"][last]
     for p in players:
         own = p.state["hand"]["players"]
         mine = next(x for x in own if x["name"] == p.name)
@@ -120,7 +121,7 @@ def test_a_pages_seed_makes_the_deck_and_the_stored_hand_replays_from_its_seeds(
             k = dealing.index(p.name)
             assert mine["cards"] == [order[k + j * len(dealing)] for j in range(3)]
     # Another seed from the first page would have given another deck.
-    other = [str(c) for c in fair_order(deck, fair["seed"], ["b2" * 32, *seeds[1:]], 0)]
+    other = [str(c) for c in fair_order(deck, fair["seed"], ["b2" * 32, *seeds[1:]], last)]
     assert other != order
     # The stored hand file: the seeds, and a replay that deals the same cards.
     record = hands(fast, table)[-1]
