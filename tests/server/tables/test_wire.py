@@ -22,7 +22,8 @@ from ..conftest import Server, unique_name
 from ..tablekit import Player, choose, new_table, seat, whose_turn
 
 PROTOCOL = Path(__file__).parents[3] / "docs" / "protocol.md"
-OWN = ("you", "hand", "news")  # the parts of a viewer's state that are his own
+OWN = ("you", "hand", "fair", "news")  # the parts of a viewer's state that are his own
+SEEDS = ("seed", "seeds")  # `fair`'s own part: a finished hand's seeds, for its players only
 
 
 def documented_fields() -> list[str]:
@@ -81,7 +82,8 @@ def test_any_payload_reads_back_as_python_socketio_would_send_it(data: Any) -> N
 
 def test_a_viewer_differs_from_another_only_in_his_own_parts(fast: Server) -> None:
     """Three players in a hand and two spectators, after each decision: every field but
-    `you`, `hand` and `news` is the same for all (built once), the fields are those of
+    `you`, `hand`, `news` and `fair`'s seeds (its players' only once it is over:
+    docs/fairness.md) is the same for all (built once), the fields are those of
     docs/protocol.md in its order, each player's hand shows his own cards only, and the
     spectators' hand is the public view with no card at all (C-4.11)."""
     table = new_table(fast, "classic")
@@ -105,6 +107,9 @@ def test_a_viewer_differs_from_another_only_in_his_own_parts(fast: Server) -> No
         for s in states[1:]:
             assert {k: v for k, v in s.items() if k not in OWN} == {
                 k: v for k, v in states[0].items() if k not in OWN
+            }
+            assert {k: v for k, v in s["fair"].items() if k not in SEEDS} == {
+                k: v for k, v in states[0]["fair"].items() if k not in SEEDS
             }
         assert [s["you"]["name"] for s in states] == [p.name for p in everyone]
         public = states[len(players)]["hand"]
