@@ -7,7 +7,7 @@ import { translator } from "./i18n.js";
 import { actionLabel } from "./render.js";
 import { loadSettings } from "./settings.js";
 
-const data = JSON.parse(document.getElementById("replay-data").textContent);
+const data = JSON.parse(document.getElementById("replay").dataset.replay);
 const steps = data.steps;
 let at = 0;
 

@@ -176,4 +176,4 @@ def test_a_hand_checked_at_the_table_and_in_my_hands(
 
 
 def _steps(page: Any) -> int:
-    return len(json.loads(page.locator("#replay-data").text_content() or "{}")["steps"])
+    return len(json.loads(page.locator("#replay").get_attribute("data-replay") or "{}")["steps"])
