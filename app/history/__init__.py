@@ -64,7 +64,7 @@ def _open(hand_id: int) -> tuple[Any, str, str | None]:
             abort(404)
 
 
-@bp.route("/hands/<int:hand_id>")
+@bp.route("/hands/<id:hand_id>")
 @login_required
 def replay(hand_id: int) -> Any:
     hand, table, viewer = _open(hand_id)
@@ -82,7 +82,7 @@ def replay(hand_id: int) -> Any:
     return render_template("hand.html", hand=hand, table=table, replay=replay)
 
 
-@bp.route("/hands/<int:hand_id>.json")
+@bp.route("/hands/<id:hand_id>.json")
 @login_required
 def hand_file(hand_id: int) -> Any:
     hand, _, viewer = _open(hand_id)
@@ -91,7 +91,7 @@ def hand_file(hand_id: int) -> Any:
     return response
 
 
-@bp.route("/hands/<int:hand_id>.txt")
+@bp.route("/hands/<id:hand_id>.txt")
 @login_required
 def hand_text(hand_id: int) -> Any:
     hand, table, viewer = _open(hand_id)
@@ -110,7 +110,7 @@ def stats() -> Any:
     return render_template("stats.html", stats=figures, since=since, until=until)
 
 
-@bp.route("/table/<int:table_id>/settle")
+@bp.route("/table/<id:table_id>/settle")
 @login_required
 def settle(table_id: int) -> Any:
     since = _when("since", utcnow() - NIGHT)

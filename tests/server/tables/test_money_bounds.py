@@ -139,10 +139,21 @@ def test_the_lobby_form_bounds_its_numbers(fast: Server, seats: str) -> None:
     player.close()
 
 
-@pytest.mark.parametrize("path", [f"/table/{2**63}", f"/table/{2**53}", "/table/0"])
-def test_a_table_page_beyond_the_ids_is_not_found(fast: Server, path: str) -> None:
-    """A table page's id is bounded like the sockets' (`<id:…>`): 2⁶³ was an HTTP 500
-    (SQLite's OverflowError), now it is the 404 of a table that does not exist."""
+@pytest.mark.parametrize(
+    "path",
+    [
+        f"/table/{2**63}",
+        f"/table/{2**53}",
+        "/table/0",
+        f"/hands/{2**63}",
+        f"/hands/{2**63}.json",
+        f"/hands/{2**63}.txt",
+        f"/table/{2**63}/settle",
+    ],
+)
+def test_a_page_beyond_the_ids_is_not_found(fast: Server, path: str) -> None:
+    """A page's id is bounded like the sockets' (`<id:…>`): 2⁶³ was an HTTP 500 (SQLite's
+    OverflowError), now it is the 404 of a table or hand that does not exist."""
     player = Player(fast, 0, unique_name("Иван"))
     answer = player.browser.http.get(fast.url + path, timeout=WAIT)
     assert answer.status_code == 404
