@@ -41,8 +41,19 @@ GAMES = {"classic": {}, "shaha36": {"stack": 400}, "svara32": {"stack": 400}}
 MONEY = 1000
 
 
+def caught_up(players: list[Player]) -> None:
+    """Every player reads on to the newest state any of them has read. Each one's `state`
+    is the last he read, not the last the server sent: a timer (a shaha36 showdown's, S-6.2,
+    is 1.2 s here) can end the hand while the actor answers the state before it, and after
+    his `stale` refusal only he has read the gathering (S-1.6) — the others, still «in
+    play», would not answer it, and it lapses."""
+    newest = max(p.state["version"] for p in players)
+    everyone(players, lambda s: s["version"] >= newest)
+
+
 def ready_all(players: list[Player]) -> None:
     """Everyone who may answers «Готов» until a hand is in play."""
+    caught_up(players)
     for p in players:
         if p.state["phase"] != "playing" and "ready" in p.state["you"]["can"]:
             reply = p.call("table:ready")
@@ -59,6 +70,7 @@ def step(players: list[Player], rng: random.Random) -> None:
     reply = decide(players, actor, **choose(actor.hand["legal"], rng))  # type: ignore[index]
     if reply.get("code") == "stale":  # he had not read the latest state yet: it came with
         actor.event("error")  # the refusal, before this error
+        caught_up(players)
         return
     assert reply == {"ok": True}, reply
 
