@@ -67,6 +67,9 @@ def step(players: list[Player], rng: random.Random) -> None:
         ready_all(players)
         return
     actor = whose_turn(players)
+    if not actor.my_turn():  # he has read on, past a timer that moved the hand (S-6.2)
+        caught_up(players)
+        return
     reply = decide(players, actor, **choose(actor.hand["legal"], rng))  # type: ignore[index]
     if reply.get("code") == "stale":  # he had not read the latest state yet: it came with
         actor.event("error")  # the refusal, before this error
