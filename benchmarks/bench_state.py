@@ -31,8 +31,8 @@ from engineio import packet as eio_packet
 from socketio import packet
 
 from app.chat import Chat
-from app.engine.bots import RandomBot
 from app.engine.hand import Event, Seat
+from app.engine.policies.simple import RandomBot
 from app.engine.scoring import SCORERS
 from app.engine.simulate import seeded_deals
 from app.engine.variants import get_variant

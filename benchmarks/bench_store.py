@@ -31,9 +31,9 @@ from sqlmodel import select
 
 from app import ledger, migrations
 from app.engine import games
-from app.engine.bots import BOTS
 from app.engine.hand import Action, Seat
 from app.engine.handfile import record
+from app.engine.policies.roster import BOTS
 from app.engine.scoring import SCORERS
 from app.engine.simulate import seeded_deals
 from app.engine.variants import get_variant

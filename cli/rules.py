@@ -13,8 +13,8 @@ from typing import Any, NoReturn
 import click
 
 from app.engine import handfile
-from app.engine.bots import BOTS
 from app.engine.cards import CardError, parse_cards
+from app.engine.policies.roster import BOTS
 from app.engine.scoring import SCORERS
 from app.engine.simulate import simulate as run_simulation
 from app.engine.variants import PRESETS, VariantError, get_variant

@@ -29,8 +29,8 @@ from sqlmodel import Session, select
 
 from app import ledger
 from app.auth.service import find_user
-from app.engine.bots_odds import OddsBot
 from app.engine.hand import Legal
+from app.engine.policies.odds import OddsBot
 from app.ledger import LedgerError
 from app.models import Database, User
 from app.tables import view

@@ -13,7 +13,7 @@ import statistics
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from .bots import BOTS
+from .policies.roster import BOTS
 from .simulate import session
 from .variants import Variant
 

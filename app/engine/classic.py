@@ -23,18 +23,6 @@ from functools import partial
 from math import ceil
 from typing import Any
 
-from .bots_odds import (
-    BIG_RAISE,
-    BLUFF,
-    DARK,
-    DRAG,
-    LOOK,
-    RAISE,
-    OddsBot,
-    Reading,
-    against_one,
-    to_of,
-)
 from .cards import Card, make_deck
 from .games import Game, Manners
 from .hand import (
@@ -51,7 +39,19 @@ from .hand import (
     Seat,
     Transfer,
 )
-from .policy import View, concrete
+from .policies.base import View, concrete
+from .policies.odds import (
+    BIG_RAISE,
+    BLUFF,
+    DARK,
+    DRAG,
+    LOOK,
+    RAISE,
+    OddsBot,
+    Reading,
+    against_one,
+    to_of,
+)
 from .scoring import ABSOLUTE, VALUE, Score, Scorer, plain_best, ranks_of
 from .variants import Param, Variant, build_variant, params
 
@@ -862,7 +862,7 @@ class ClassicHand(Hand):
         return HandResult(dict(self.balance), list(self.winners), 0, self.round)
 
 
-# --- the odds bot (bots_odds.py) ---------------------------------------------------------
+# --- the odds bot (policies/odds.py) ---------------------------------------------------------
 
 
 def odds_play(

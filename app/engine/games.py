@@ -27,8 +27,8 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 if TYPE_CHECKING:
-    from .bots_odds import OddsBot, Reading
     from .hand import Action, Hand, Legal
+    from .policies.odds import OddsBot, Reading
     from .scoring import Scorer
     from .variants import Param, Variant
 

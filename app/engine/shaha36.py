@@ -21,7 +21,6 @@ from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from typing import Any
 
-from .bots_odds import DARK, OddsBot, Reading
 from .cards import Card, card, make_deck
 from .games import Game, Manners
 from .hand import (
@@ -37,7 +36,8 @@ from .hand import (
     Seat,
     Transfer,
 )
-from .policy import View, concrete
+from .policies.base import View, concrete
+from .policies.odds import DARK, OddsBot, Reading
 from .scoring import Score, Scorer, plain_best, ranks_of
 from .variants import Param, Variant, build_variant, params
 
@@ -774,7 +774,7 @@ class Shaha36Hand(Hand):
         return HandResult(dict(self.stack), list(self.winners), self.rake, self.svaras)
 
 
-# --- the odds bot (bots_odds.py) ---------------------------------------------------------
+# --- the odds bot (policies/odds.py) ---------------------------------------------------------
 
 
 def odds_play(

@@ -14,9 +14,10 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 from . import games
-from .bots import BOTS, Bot
 from .cards import Card, Shuffle
 from .hand import Deal, DealSource, Hand, RuleError, Seat
+from .policies.base import Bot
+from .policies.roster import BOTS
 from .scoring import SCORERS
 from .variants import Variant
 

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, ClassVar
 
-from .bots_odds import DARK, OddsBot, Reading
 from .cards import Card, card, make_deck
 from .games import Game, Manners
 from .hand import (
@@ -30,7 +29,8 @@ from .hand import (
     Seat,
     Transfer,
 )
-from .policy import View
+from .policies.base import View
+from .policies.odds import DARK, OddsBot, Reading
 from .scoring import VALUE, Score, Scorer, best_of, plain_best, ranks_of
 from .variants import Param, Variant, build_variant, params
 
@@ -593,7 +593,7 @@ class Svara32Hand(Hand):
         return self._after(self.dealer) if self.finished else None
 
 
-# --- the odds bot (bots_odds.py) ---------------------------------------------------------
+# --- the odds bot (policies/odds.py) ---------------------------------------------------------
 
 
 def odds_play(

@@ -16,10 +16,11 @@ from hypothesis import strategies as st
 
 from app.engine import games
 from app.engine.arena import lineups, match
-from app.engine.bots import BOTS, RandomBot
-from app.engine.bots_odds import KEYS, OddsBot, Reading, against_one, read, sampled_equity
 from app.engine.cards import Card, parse_cards
 from app.engine.hand import Action, Deal, DealSource, Legal, RuleError, Seat
+from app.engine.policies.odds import KEYS, OddsBot, Reading, against_one, read, sampled_equity
+from app.engine.policies.roster import BOTS
+from app.engine.policies.simple import RandomBot
 from app.engine.scoring import SCORERS
 from app.engine.simulate import seeded_deals, simulate
 from app.engine.variants import PRESETS, Variant, get_variant

@@ -10,8 +10,9 @@ import pytest
 from click.testing import CliRunner
 
 from app.engine import games
-from app.engine.bots import Bot, ClassicBot, RandomBot, classic_strength, concrete
 from app.engine.hand import Action, Legal
+from app.engine.policies.base import Bot, concrete
+from app.engine.policies.simple import ClassicBot, RandomBot, classic_strength
 from app.engine.simulate import session, simulate
 from app.engine.variants import get_variant
 from cli.main import svara

@@ -10,7 +10,7 @@ import time
 from types import SimpleNamespace
 
 from app.bots.seats import SID, BotSeats, Seated
-from app.engine.bots_odds import OddsBot
+from app.engine.policies.odds import OddsBot
 from app.tables.model import Person
 from app.tables.scheduler import Scheduler
 

@@ -14,8 +14,8 @@ from sqlmodel import Session, select
 
 from app import ledger, migrations
 from app.engine import games
-from app.engine.bots import BOTS
 from app.engine.hand import Seat, Transfer
+from app.engine.policies.roster import BOTS
 from app.engine.scoring import SCORERS
 from app.engine.simulate import play_hand, seeded_deals
 from app.engine.variants import get_variant

@@ -19,11 +19,11 @@ from functools import lru_cache
 from itertools import combinations
 from typing import NamedTuple
 
-from . import games
-from .cards import Card, parse_cards
-from .hand import Action, Legal
-from .policy import Bot, View, concrete
-from .scoring import SCORERS
+from .. import games
+from ..cards import Card, parse_cards
+from ..hand import Action, Legal
+from ..scoring import SCORERS
+from .base import Bot, View, concrete
 
 SAMPLES = 300  # deals sampled against two or more unknown hands
 CACHE = 64  # equities remembered (a hand asks about the same cards several times)

@@ -1,5 +1,5 @@
-"""The bots by name (`svara simulate --bot`, the arena, the live tables' seat fillers): the
-random bot, the classic bot, and the odds bot of bots_odds.py (the `Bot` base: policy.py)."""
+"""The two simple policies: the random bot (any game) and the classic bot (a hand-strength
+rule for `classic`); the odds bot is odds.py, the `Bot` base base.py."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from functools import cache
 
-from .bots_odds import OddsBot, to_of
-from .cards import parse_cards
-from .hand import Action, Legal
-from .policy import Bot, View, concrete
-from .scoring import SCORERS
+from ..cards import parse_cards
+from ..hand import Action, Legal
+from ..scoring import SCORERS
+from .base import Bot, View, concrete
+from .odds import to_of
 
 
 class RandomBot(Bot):
@@ -127,6 +127,3 @@ class ClassicBot(Bot):
         if higher and chance > 0.8:
             return concrete(player, higher[0], rng)
         return pick(("bet", level, None), ("give_on", None, None), ("lock", None, None)) or fold
-
-
-BOTS: dict[str, type[Bot]] = {"random": RandomBot, "classic": ClassicBot, "odds": OddsBot}

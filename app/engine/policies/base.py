@@ -2,7 +2,7 @@
 
 A bot sees exactly what a human in its seat would see: the view of its own seat. Every bot
 draws its randomness from the `random.Random` it is given, so a seeded table plays the same
-hands again. The bots themselves are in bots.py (and the odds bot in bots_odds.py).
+hands again. The policies themselves are simple.py and odds.py.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from .hand import Action, Legal
+from ..hand import Action, Legal
 
 View = Mapping[str, Any]
 
