@@ -394,7 +394,7 @@ Deliver = Callable[[str, int, str | None, dict[str, Any]], None]
 
 
 def check_offer(sdp: str, slots: int) -> None:
-    """VoiceError unless `sdp` is what static/voice.js offers: a DTLS fingerprint (for the
+    """VoiceError unless `sdp` is what static/js/voice.js offers: a DTLS fingerprint (for the
     session or for every m-line; without one no media could be secured) and at most `slots`
     (seats − 1) receive-only m-lines (docs/voice-protocol.md). The SFU parses the rest."""
     sections = re.split(r"\r?\n(?=m=)", sdp)

@@ -1,7 +1,7 @@
 """Python stand-ins for the web process and the browser, for tests and the benchmark.
 
 `SfuConnection` speaks the SFU's JSON protocol over its unix socket (asyncio).
-`Participant` behaves like static/voice.js: one peer connection offering a mic (a
+`Participant` behaves like static/js/voice.js: one peer connection offering a mic (a
 generated tone) plus receive-only slots, answered by the SFU; it counts, per slot,
 the frames and the audio energy that arrive.
 """

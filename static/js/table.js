@@ -452,7 +452,7 @@ function toast(text, { stay = false } = {}) {
  * «Микрофон» even if the server kept it off, off for «Звук» (which never opens the mic).
  * Without `mic` (back after a reload) the toggle the server kept holds. */
 async function startVoice(mic) {
-  const { Voice } = await import("../voice.js");
+  const { Voice } = await import("./voice.js");
   voice = new Voice({
     table: tableId,
     signal: (event, payload) => socket.timeout(10000).emitWithAck(event, payload),

@@ -34,10 +34,10 @@ FLAGS = [
 WAIT_MS = 20_000
 
 # The page's Voice object as window.voice, set by Voice.start (the module is shared with the
-# page's own lazy import of ../voice.js).
+# page's own lazy import of ./voice.js).
 EXPOSE_VOICE = """
 if (location.pathname.startsWith("/table/")) {
-  import("/static/voice.js").then(({ Voice }) => {
+  import("/static/js/voice.js").then(({ Voice }) => {
     const start = Voice.prototype.start;
     Voice.prototype.start = function (...args) {
       window.voice = this;

@@ -1,6 +1,6 @@
 """Real Chromium pages with fake microphones talking through the real SFU (C-8.3).
 
-A tiny loopback HTTP server plays the web process: it serves static/voice.js and a bare
+A tiny loopback HTTP server plays the web process: it serves static/js/voice.js and a bare
 page, and relays the page's signalling to `app.voice.VoiceHub` (which supervises the
 SFU process). Chromium runs headless with a fake audio device; RTCPeerConnection stats
 (bytes and audio energy per receive slot) show who hears whom.
@@ -38,7 +38,7 @@ FLAGS = [
 ]
 PAGE = f"""<!doctype html><meta charset="utf-8"><title>voice test</title>
 <script type="module">
-import {{ Voice }} from "/static/voice.js";
+import {{ Voice }} from "/static/js/voice.js";
 const player = new URLSearchParams(location.search).get("player");
 const signal = (event, payload) =>
   fetch("/signal", {{ method: "POST", body: JSON.stringify({{ player, event, payload }}) }})
@@ -91,7 +91,7 @@ SignallingT = TypeVar("SignallingT", bound=Signalling)
 
 
 def serve(signalling: Signalling) -> ThreadingHTTPServer:
-    script = (ROOT / "static" / "voice.js").read_bytes()
+    script = (ROOT / "static" / "js" / "voice.js").read_bytes()
 
     class Handler(BaseHTTPRequestHandler):
         def _send(self, body: bytes, kind: str) -> None:
@@ -102,7 +102,7 @@ def serve(signalling: Signalling) -> ThreadingHTTPServer:
             self.wfile.write(body)
 
         def do_GET(self) -> None:
-            if self.path == "/static/voice.js":
+            if self.path == "/static/js/voice.js":
                 self._send(script, "text/javascript")
             else:
                 self._send(PAGE.encode(), "text/html; charset=utf-8")
