@@ -14,6 +14,12 @@ it was. The phases are:
 The closing word (C-2.5, C-2.6, C-4.10a) is `closer`: with a bet open, the turn of the
 player holding it is the closing turn. A raise makes its author the holder; «Дал дальше»
 hands it to the next active player, who is then on his closing turn at once.
+
+Why one module of ~950 lines: a hand's rules are one state machine whose phases share the
+turn order, the closing word and the pot; split into files they would import each other's
+private state. What is not the state machine already lives elsewhere: scoring (scoring.py),
+the deck and shuffles (cards.py), the common contract (hand.py), the policies (policies/).
+The module ends with the odds bot's reading of this game and the game's `Game` record.
 """
 
 from __future__ import annotations
@@ -862,7 +868,7 @@ class ClassicHand(Hand):
         return HandResult(dict(self.balance), list(self.winners), 0, self.round)
 
 
-# --- the odds bot (policies/odds.py) ---------------------------------------------------------
+# --- the odds bot (policies/odds.py) -----------------------------------------------------
 
 
 def odds_play(

@@ -13,6 +13,10 @@ show/muck for weaker hands, the tie vote, Svara with buy-ins, and the rake. The 
 Every action is checked completely (against `legal`) before anything changes, so a refused
 action leaves the hand as it was (`Hand.act` undoes a Svara deal that cannot be drawn);
 `_why_not` only runs to explain a refusal.
+
+Why one module of ~850 lines: the same as classic.py — one state machine whose phases
+share the turn order, the stacks and the pot; it ends with the odds bot's reading of this
+game and the game's `Game` record.
 """
 
 from __future__ import annotations
@@ -774,7 +778,7 @@ class Shaha36Hand(Hand):
         return HandResult(dict(self.stack), list(self.winners), self.rake, self.svaras)
 
 
-# --- the odds bot (policies/odds.py) ---------------------------------------------------------
+# --- the odds bot (policies/odds.py) -----------------------------------------------------
 
 
 def odds_play(

@@ -6,6 +6,10 @@ blind bet is made unseen and counts double (B-4.2, B-6.1): a blind of X chips pu
 player's bet and the level at 2X, so a sighted player matching it pays 2X. All later
 payments are face value. With `blind_pays_to_see` (B-6.2) the blind's double value binds
 only the others: the blind bettor himself must bring his chips up to the level to see.
+
+Why one module of ~680 lines: the same as classic.py — one state machine whose phases share
+the turn order, the level and the pot; it ends with the odds bot's reading of this game and
+the game's `Game` record.
 """
 
 from __future__ import annotations
@@ -593,7 +597,7 @@ class Svara32Hand(Hand):
         return self._after(self.dealer) if self.finished else None
 
 
-# --- the odds bot (policies/odds.py) ---------------------------------------------------------
+# --- the odds bot (policies/odds.py) -----------------------------------------------------
 
 
 def odds_play(
