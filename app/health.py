@@ -78,6 +78,7 @@ def healthz() -> Any:
 def prometheus() -> Response:
     from prometheus_client import CONTENT_TYPE_LATEST
 
+    # Not typed (next line): flask types the proxy `current_app` as the app it stands for.
     app = current_app._get_current_object()  # type: ignore[attr-defined]
     return Response(metrics.exposition(app), content_type=CONTENT_TYPE_LATEST)
 

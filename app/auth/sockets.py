@@ -107,6 +107,7 @@ def disconnected(reason: object = None) -> None:
     if grace <= 0:
         _tell(player, sid, taken_over)
     else:  # a takeover too: its new connection may not have been followed yet
+        # Not typed (next line): flask types the proxy `current_app` as the app it stands for.
         app = current_app._get_current_object()  # type: ignore[attr-defined]
         socketio.start_background_task(_later, app, player, sid, grace)
 

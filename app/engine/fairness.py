@@ -210,6 +210,7 @@ def check_document(doc: Any) -> list[str]:
     _need(isinstance(players, list) and bool(players), '"players" must be a list')
     names = [p.get("name") if isinstance(p, dict) else None for p in players]
     _need(all(isinstance(n, str) for n in names), "every player needs a name")
+    # Not typed (next line): the check above made every name a str.
     seeds = read_seeds(doc.get("seeds"), names)  # type: ignore[arg-type]
     raw_deals = doc.get("deals")
     _need(isinstance(raw_deals, list) and bool(raw_deals), '"deals" must list at least one deal')

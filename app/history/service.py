@@ -85,6 +85,7 @@ def my_hands(s: Session, user: User, page: int = 1, per_page: int = PAGE) -> tup
         .offset((page - 1) * per_page)
         .limit(per_page + 1)
     ).all()
+    # Not typed (next line): sqlmodel types the joined row's id as optional; a stored row has one.
     out = [Row(h.id, h.started, name, variant, h.status, net) for h, name, variant, net in rows]  # type: ignore[arg-type]
     return out[:per_page], len(out) > per_page
 
@@ -272,6 +273,7 @@ def stats(s: Session, user: User, since: datetime, until: datetime | None = None
             .join(Account, col(Account.id) == LedgerEntry.account_id)
             .where(Account.kind == POT, col(LedgerEntry.hand_id).in_(ids), LedgerEntry.amount > 0)
         ):
+            # Not typed (next line): a pot's rows always carry their hand (the query's IN).
             pots[hand_id] += amount  # type: ignore[index]
     return Stats(
         hands=len(found),

@@ -66,9 +66,11 @@ def fair_view(
         "seed": None,
         "seeds": None,
     }
-    if hand is None or not hand.deals or hand.deals[0].seeds is None:
+    if hand is None or not hand.deals:
         return out
     first = hand.deals[0]
+    if first.seeds is None:
+        return out
     out.update(
         hand=hand_id,
         game=hand.variant.game,
@@ -77,5 +79,5 @@ def fair_view(
     )
     if hand.finished and any(s.name == viewer for s in hand.seats):
         out["seed"] = first.seed
-        out["seeds"] = [seed_json(s) for s in first.seeds]  # type: ignore[union-attr]
+        out["seeds"] = [seed_json(s) for s in first.seeds]
     return out
