@@ -168,6 +168,48 @@ class Budget:
     def exhausted(self) -> bool:
         return self.refused > self.burst
 
+    def fresh(self, now: float) -> bool:
+        """Refilled and owing nothing: the same as a new budget, so it may be forgotten."""
+        self._refill(now)
+        return self.tokens >= self.burst and self.refused == 0
+
+
+class Budgets:
+    """The budgets by player (or by socket of nobody). A fresh budget is the same as none,
+    so those are forgotten whenever the map has doubled since the last sweep: its size
+    follows the players who sent events lately, not everyone who ever did."""
+
+    SWEEP_FROM = 1024
+
+    def __init__(self, rate: float, burst: float, clock: Callable[[], float]):
+        self.rate, self.burst, self.clock = rate, burst, clock
+        self._budgets: dict[int | str, Budget] = {}
+        self._sweep_at = self.SWEEP_FROM
+
+    def __len__(self) -> int:
+        return len(self._budgets)
+
+    def get(self, key: int | str) -> Budget | None:
+        return self._budgets.get(key)
+
+    def of(self, key: int | str) -> Budget:
+        """The key's budget, a new one if it has none."""
+        budget = self._budgets.get(key)
+        if budget is None:
+            if len(self._budgets) >= self._sweep_at:
+                self._sweep()
+            budget = self._budgets[key] = Budget(self.rate, self.burst, self.clock())
+        return budget
+
+    def forget(self, key: int | str) -> None:
+        self._budgets.pop(key, None)
+
+    def _sweep(self) -> None:
+        now = self.clock()
+        for key in [k for k, b in self._budgets.items() if b.fresh(now)]:
+            del self._budgets[key]
+        self._sweep_at = max(self.SWEEP_FROM, 2 * len(self._budgets))
+
 
 class Gate:
     """The first step of every client event, in python-socketio's own packet handling
@@ -185,9 +227,8 @@ class Gate:
         who: Callable[[str], int | None],
         clock: Callable[[], float] = time.monotonic,
     ):
-        self.server, self.rate, self.burst, self.clock = server, rate, burst, clock
-        self.who = who
-        self.budgets: dict[int | str, Budget] = {}
+        self.server, self.clock, self.who = server, clock, who
+        self.budgets = Budgets(rate, burst, clock)
         self._inner = server._handle_event
         server._handle_event = self.handle_event
         eio = server.eio
@@ -202,10 +243,7 @@ class Gate:
             return self._inner(eio_sid, namespace, id, data)  # it ignores these
         name = data[0] if data else None
         key = self.who(sid)
-        budget = self.budgets.get(eio_sid if key is None else key)
-        if budget is None:
-            budget = Budget(self.rate, self.burst, self.clock())
-            self.budgets[eio_sid if key is None else key] = budget
+        budget = self.budgets.of(eio_sid if key is None else key)
         if not budget.spend(self.clock()):
             self._answer(eio_sid, namespace, id, name, "too many events", RATE)
             if budget.exhausted:
@@ -245,7 +283,7 @@ class Gate:
         return budget is not None and budget.owes(self.clock())
 
     def closed(self, eio_sid: str, *args: Any) -> Any:
-        self.budgets.pop(eio_sid, None)
+        self.budgets.forget(eio_sid)
         return self._closed(eio_sid, *args)
 
 

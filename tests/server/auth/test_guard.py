@@ -21,7 +21,7 @@ import requests
 import socketio
 from requests.adapters import HTTPAdapter
 
-from app.protocol import Budget
+from app.protocol import Budget, Budgets
 from rtc.client import Participant
 
 from ..conftest import ASYNC_MODES, WAIT, Browser, Client, Server, start_server, unique_name
@@ -197,6 +197,25 @@ def test_a_budget_refills_at_its_rate_and_gives_up_on_a_flood() -> None:
         assert not budget.exhausted
 
 
+def test_budgets_forget_those_refilled_but_keep_a_flood() -> None:
+    """The map of budgets follows the players who sent events lately: thousands of one-off
+    players are forgotten once their budgets have refilled, a flooder's debt is kept."""
+    now = [100.0]
+    budgets = Budgets(rate=4, burst=5, clock=lambda: now[0])
+    flooder = budgets.of(-1)
+    while not flooder.exhausted:
+        flooder.spend(now[0])
+    for player in range(5000):  # each sends one event and goes
+        assert budgets.of(player).spend(now[0])
+    assert len(budgets) == 5001  # no time has passed: each still owes its token
+    now[0] += 0.5  # every one-off budget has its token back; the flooder still owes
+    for player in range(5000, 10000):
+        budgets.of(player).spend(now[0])
+    assert len(budgets) < 2 * Budgets.SWEEP_FROM + 5000
+    assert budgets.get(-1) is flooder and flooder.owes(now[0])
+    assert budgets.get(0) is None  # forgotten: the same as a fresh budget
+
+
 def test_reserved_and_odd_event_names_are_refused(player: tuple[Browser, Client, str]) -> None:
     _, client, _ = player
     for name in ("*", "connect", "disconnect"):
@@ -233,7 +252,17 @@ def test_a_player_over_budget_is_refused_then_served_again(server: Server) -> No
     browser = Browser(server.url)
     browser.register(unique_name("Иван"))
     client = browser.socket()
-    answers = [client.call("lobby:leave") for _ in range(65)]
+    answers: list[Any] = []
+    all_in = threading.Event()
+
+    def answered(answer: Any) -> None:
+        answers.append(answer)
+        if len(answers) == 65:
+            all_in.set()
+
+    for _ in range(65):  # sent at once, not one round trip each: a loaded machine's slow
+        client.sio.emit("lobby:leave", callback=answered)  # trips would refill the budget
+    assert all_in.wait(WAIT)
     refused = [a for a in answers if not a["ok"]]
     assert refused and all(
         a == {"ok": False, "error": "too many events", "code": "rate"} for a in refused
