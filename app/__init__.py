@@ -65,12 +65,6 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         static_folder=str(web_folder("static")),
     )
     settings.load(app, config)
-    if app.config["TRUST_PROXY"]:
-        proxies = app.config["TRUST_PROXY"]
-        # Not typed (next line): Werkzeug's documented way to wrap the WSGI app.
-        app.wsgi_app = ProxyFix(  # type: ignore[method-assign]
-            app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies, x_port=proxies
-        )
 
     db = Database(app.config["DATABASE_URL"], float(app.config["DB_BUSY_TIMEOUT"]))
     app.extensions[EXTENSION] = db
@@ -86,6 +80,14 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         serializer=WirePacket,  # text packets without python-socketio's binary scan
         max_http_buffer_size=int(app.config["MAX_MESSAGE_BYTES"]),
     )
+    if app.config["TRUST_PROXY"]:
+        proxies = app.config["TRUST_PROXY"]
+        # Outside Socket.IO's middleware, so that Engine.IO's handshake bound counts each
+        # client's address, not the proxy's (docs/hosting.md «Behind a reverse proxy»).
+        # Not typed (next line): Werkzeug's documented way to wrap the WSGI app.
+        app.wsgi_app = ProxyFix(  # type: ignore[method-assign]
+            app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies, x_port=proxies
+        )
     for feature in FEATURES:
         init_app = getattr(import_module(feature), "init_app", None)
         if init_app is not None:

@@ -180,6 +180,23 @@ def test_a_next_with_a_line_break_is_refused(serve: Any) -> None:
     assert page.headers["Location"] == "/"
 
 
+def test_behind_a_trusted_proxy_handshakes_are_bounded_per_client(serve: Any) -> None:
+    """Behind Caddy every connection comes from the proxy's address: the bound counts the
+    address the proxy forwards, so one client's burst does not lock out the others."""
+    server = serve(SVARA_TRUST_PROXY="1", SVARA_HANDSHAKES_PER_ADDRESS="2")
+    proxy = visitor(server)
+
+    def through(client: str) -> int:
+        return proxy.http.get(
+            server.url + "/socket.io/?EIO=4&transport=polling",
+            headers={"X-Forwarded-For": client},
+            timeout=WAIT,
+        ).status_code
+
+    assert [through("203.0.113.7") for _ in range(3)] == [200, 200, 401]
+    assert [through("198.51.100.4") for _ in range(2)] == [200, 200]
+
+
 # --- the event budget and the gate ------------------------------------------------------
 def test_a_budget_refills_at_its_rate_and_gives_up_on_a_flood() -> None:
     budget = Budget(rate=4, burst=5, stamp=100.0)  # times in binary fractions: exact sums
