@@ -154,3 +154,19 @@ def test_a_voter_who_stands_up_refuses_and_the_proposers_turn_goes_on(fast: Serv
     everyone(players, lambda s: s["version"] >= back["version"])
     for p in players:
         p.close()
+
+
+def test_a_proposer_who_stands_up_folds_and_the_next_turn_is_full(fast: Server) -> None:
+    """S-1.7, C-5.3: the proposer standing up in his vote folds (an ordinary action, which
+    cancels the proposal), and the next player has his own full turn."""
+    players = started(fast, 3)
+    proposer, (after, _) = to_the_vote(players, folds=0, deal="split")
+    vote_deadline = proposer.state["turn"]["deadline"]
+    assert proposer.call("table:stand") == {"ok": True}
+    folded = after.until(lambda s: kinds(s, "fold") and s)
+    assert [e["player"] for e in kinds(folded, "fold")] == [proposer.name]
+    assert [e["why"] for e in kinds(folded, "vote_cancelled")] == ["cancelled"]
+    assert folded["turn"]["awaiting"] == [after.name]
+    assert folded["turn"]["deadline"] > vote_deadline and left(folded) > PERIOD / 2
+    for p in players:
+        p.close()

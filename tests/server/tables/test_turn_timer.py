@@ -50,11 +50,14 @@ def timed(hand: Hand) -> tuple[Play, Clock]:
 
 
 def step(play: Play, clock: Clock, *actions: str, after: float = 1.0) -> None:
-    """`after` seconds later, each action («A call», «B raise 20») in turn."""
+    """`after` seconds later, each action («A call», «B raise 20», «C propose cook») in
+    turn."""
     clock.now += after
     for text in actions:
-        player, do, *to = text.split()
-        play.apply(Action(player, do, int(to[0]) if to else None))
+        player, do, *more = text.split()
+        to = int(more[0]) if more and more[0].isdigit() else None
+        deal = more[0] if more and to is None else None
+        play.apply(Action(player, do, to, deal))
         play.advance(lambda name: False)
 
 
@@ -118,3 +121,29 @@ def test_svara32_entry_has_its_own_time_for_everyone_and_the_svara_deal_a_full_t
     assert result is not None and sorted(result[1]) == ["gleb", "vera"]
     play.advance(lambda name: False)
     assert hand.phase == "betting" and left(play, clock) == variant["turn_seconds"]
+
+
+def test_classic_dark_choice_after_a_cook_has_its_own_time() -> None:
+    """C-7.5: the dark player proposes «Варить» on his closing turn; agreed, with nobody
+    able to buy in, his dark choice comes at once: a decision of its own with a full timer,
+    not the rest of the turn the vote ran in (C-5.3)."""
+    first = {
+        "boris": "10♠ J♠ 6♦",
+        "vera": "10♥ J♥ 7♣",
+        "gleb": "7♠ 8♦ 9♣",
+        "anna": "A♥ K♥ Q♥",
+    }
+    svara = {"boris": "A♥ K♥ Q♥", "vera": "7♠ 8♦ 9♣"}
+    money = {"anna": 10, "boris": 200, "vera": 200, "gleb": 10}  # anna, gleb: the ante only
+    seats = [Seat(n, m) for n, m in money.items()]
+    variant = get_variant("classic", {"turn_seconds": 30})
+    hand = games.hand_class("classic")(variant, seats, "anna", scripted(first, svara), "boris")
+    play, clock = timed(hand)
+    step(play, clock, "vera bet 30", "boris bet 30", "vera give_on")
+    assert play.turn is not None and play.turn.awaiting == {"boris"}
+    step(play, clock, "boris propose cook", after=10)  # the vote runs in his turn's time
+    assert hand.phase == "vote" and play.turn.awaiting == {"vera"}
+    assert play.turn.owners == {"boris"} and left(play, clock) == 20
+    step(play, clock, "vera agree", after=10)
+    assert hand.phase == "dark_decision" and play.turn.awaiting == {"boris"}
+    assert left(play, clock) == 30
