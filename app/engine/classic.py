@@ -311,6 +311,12 @@ class ClassicHand(Hand):
             return (self.dark_line,) if self.dark_line is not None else ()
         return ()
 
+    def timer_owners(self) -> tuple[str, ...]:
+        """C-5.3: the vote has no timer of its own; its time is the proposer's turn."""
+        if self.phase == VOTE and self.proposer is not None:
+            return (self.proposer,)
+        return self.awaiting()
+
     def legal(self, player: str | None) -> list[Legal]:
         cached_for, cached = self._legal_cache
         if cached_for == player and player is not None:

@@ -46,7 +46,8 @@ class Manners:
     stand_offline: bool  # S-1.7: offline for `offline_seconds` stands one up
     chat_in_hand: bool  # S-1.7's Decision: shaha36 sends chat only between hands
     # Hand phases whose timer is not the turn's (the variant's parameter), and phases that
-    # run in the rest of the turn they interrupt (C-5.3: the vote has no timer of its own).
+    # run in the rest of the turn they interrupt (C-5.3: the vote has no timer of its own;
+    # that turn goes on in the same time if the vote ends with it, `Hand.timer_owners`).
     phase_seconds: Mapping[str, str] = field(default_factory=dict)
     phase_keeps_turn: frozenset[str] = frozenset()
 

@@ -211,6 +211,12 @@ class Hand(ABC):
     def awaiting(self) -> tuple[str, ...]:
         """The players whose input the hand waits for (several during a vote or Svara entry)."""
 
+    def timer_owners(self) -> tuple[str, ...]:
+        """The players whose own timer runs now (C-1.7: a timeout is theirs, and they are the
+        ones who let it run out): those awaited, unless the awaited decide in another's time
+        (C-5.3: a vote runs in the rest of the proposer's turn)."""
+        return self.awaiting()
+
     @abstractmethod
     def legal(self, player: str) -> list[Legal]:
         """What `player` may do now (empty when nothing)."""

@@ -50,9 +50,15 @@ class Member:
 
 @dataclass
 class Turn:
-    """The running hand timer: whom it waits for, in which phase, until when."""
+    """The running hand timer: whom it waits for, in which phase, until when; whose own
+    timer it is (`owners`: the engine's `timer_owners`, C-1.7, C-5.3), the phase of the turn
+    it runs in (`base`: a vote runs in the betting turn it interrupted) and how many deals the
+    hand had drawn when it was armed (a new deal is a new turn)."""
 
     awaiting: frozenset[str]
     phase: str
     deadline: float
     token: int
+    owners: frozenset[str]
+    base: str | None
+    deals: int

@@ -137,13 +137,19 @@ class Play:
         events: list[Event] = []
         hand = self.hand
         while hand is not None and not hand.finished:
-            gone = [p for p in hand.awaiting() if leaving(p)]
+            # The proposer of a vote is timed too (C-5.3): his fold cancels it.
+            deciding = dict.fromkeys((*hand.timer_owners(), *hand.awaiting()))
+            gone = [p for p in deciding if leaving(p)]
             if not gone:
                 break
             p = gone[0]
             fold = Action(p, "fold")
+            # Where a fold is not legal: what leaving declares (a voter refuses, C-5.3),
+            # else the automatic action of the phase.
             events += self.apply(
-                fold if any(o.allows(fold) for o in hand.legal(p)) else Action(p, "timeout")
+                fold
+                if any(o.allows(fold) for o in hand.legal(p))
+                else hand.disconnect_action(p) or Action(p, "timeout")
             )
         if hand is not None and hand.finished and not self.settled:
             return events, True
@@ -159,38 +165,49 @@ class Play:
 
     # --- the turn timer -----------------------------------------------------------------
     def _arm_turn(self) -> None:
-        """A new deadline when the awaited players or the phase change; the same one while
-        several decide at once, on a look that keeps the turn (B-4.3) and in a vote (C-5.3)."""
+        """A full period for every newly timed decision (docs/rules.md, «Timers»); the same
+        deadline while several decide at once (C-7.3, S-7.1), on a look that keeps the turn
+        (B-4.3), and while a vote runs in the proposer's turn and when his turn goes on after
+        it (C-5.2, C-5.3). A new deal, another player's turn, a Svara entry or a dark choice
+        after a vote each get their own full timer."""
         hand = self.hand
         assert hand is not None
-        awaiting = frozenset(hand.awaiting())
-        phase = hand.phase
+        awaiting, owners = frozenset(hand.awaiting()), frozenset(hand.timer_owners())
+        phase, deals = hand.phase, len(hand.deals)
+        keeps = self.manners.phase_keeps_turn
         prev = self.turn
-        keep = prev is not None and (
-            (phase == prev.phase and awaiting <= prev.awaiting)
-            or bool({phase, prev.phase} & self.manners.phase_keeps_turn)
-        )
+        if prev is None or deals != prev.deals:
+            keep = False
+        elif phase in keeps or prev.phase in keeps:  # into, inside or out of a vote
+            keep = owners == prev.owners and (phase in keeps or phase == prev.base)
+        else:
+            keep = phase == prev.phase and awaiting <= prev.awaiting
         if prev is not None and keep:
-            deadline = prev.deadline
+            deadline, base = prev.deadline, prev.base
         else:
             variant = hand.variant
             param = self.manners.phase_seconds.get(phase, "turn_seconds")
             deadline = self.scheduler.deadline_in(variant.rules.get(param, variant["turn_seconds"]))
+            base = None if phase in keeps else phase  # a vote armed afresh (C-8.5) has no turn
         self._tokens += 1
         token = self._tokens
-        self.turn = Turn(awaiting, phase, deadline, token)
+        self.turn = Turn(awaiting, phase, deadline, token, owners, base, deals)
         self.scheduler.set(self.key, deadline, lambda: self._expired(token))
 
     def timeout(self, token: int) -> tuple[list[Event], list[str]] | None:
-        """C-4.12 and the like: the engine plays the automatic action of each awaited
-        player. The events and who timed out; None for a stale timer."""
+        """C-4.12 and the like: the engine plays the automatic action of each player whose
+        own timer ran out (`Hand.timer_owners`: in a vote, the proposer, C-5.3), all in the
+        decision the timer was for. The events and who timed out; None for a stale timer."""
         hand = self.hand
         if self.turn is None or self.turn.token != token or hand is None or hand.finished:
             return None
         events: list[Event] = []
         players = []
-        for p in hand.awaiting():
-            if hand.finished or p not in hand.awaiting():
+        phase, deals = hand.phase, len(hand.deals)
+        for p in hand.timer_owners():
+            if hand.finished or (hand.phase, len(hand.deals)) != (phase, deals):
+                break  # the next decision has a timer of its own
+            if p not in hand.timer_owners():
                 continue
             try:
                 events += self.apply(Action(p, "timeout"))

@@ -175,10 +175,17 @@ def test_random_legal_play(table: Table) -> None:
         # C-5.3: what a disconnect declares (a voter's refuse, the proposer's withdraw).
         dropped = {p: a for p in hand.names if (a := hand.disconnect_action(p)) is not None}
         assert not any(o.do in DECLARED for p in movers for o in hand.legal(p))
+        # C-1.7, C-5.3: whose timer runs: the awaited, in a vote the proposer alone.
+        owners = hand.timer_owners()
+        assert owners == waiting or (hand.phase == "vote" and owners == (hand.proposer,))
         if rng.random() < 0.15:  # every option offered to anyone is accepted, and timeouts
             tries = [Action(p, o.do, o.to, o.deal) for p in movers for o in hand.legal(p)]
-            for action in tries + [Action(p, "timeout") for p in waiting] + [*dropped.values()]:
+            timeouts = [Action(p, "timeout") for p in dict.fromkeys((*waiting, *owners))]
+            for action in tries + timeouts + [*dropped.values()]:
                 copy.deepcopy(hand, {id(hand.variant): hand.variant}).act(action)
+            trial = copy.deepcopy(hand, {id(hand.variant): hand.variant})
+            trial.act(Action(owners[0], "timeout"))  # only the owner of the timer timed out
+            assert trial.timed_out == hand.timed_out | {owners[0]}
             before = json.dumps(hand.view(None), default=str)
             for p in hand.names:  # a withdraw from anyone but the proposer of a vote: refused
                 if dropped.get(p) != Action(p, "withdraw"):
@@ -370,6 +377,22 @@ def test_a_vote_timeout_is_the_proposers() -> None:
     play(hand, "boris bet 10", "vera fold", "gleb fold", "anna bet 10", "boris propose split")
     play(hand, "anna timeout")
     assert hand.result().winners == ["anna"]
+    assert hand.view(None)["timed_out"] == ["boris"]
+
+
+def test_the_vote_runs_on_the_proposers_timer() -> None:
+    """C-5.3, C-1.7: the voters are awaited, but the timer is the proposer's turn: the
+    server declares the vote's timeout for him, and he alone timed out."""
+    hand = four()
+    play(hand, "boris bet 10", "vera fold", "gleb bet 10", "anna bet 10")
+    assert hand.timer_owners() == hand.awaiting() == ("boris",)
+    play(hand, "boris propose cook")
+    assert hand.awaiting() == ("anna", "gleb") and hand.timer_owners() == ("boris",)
+    play(hand, "anna agree")
+    assert hand.timer_owners() == ("boris",)
+    play(hand, "boris timeout")
+    assert hand.phase == "betting" and hand.turn == "gleb"
+    assert hand.timer_owners() == ("gleb",)
     assert hand.view(None)["timed_out"] == ["boris"]
 
 

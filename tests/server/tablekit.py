@@ -260,9 +260,15 @@ class Player:
         return set(CARD.findall(json.dumps(self.received, ensure_ascii=False)))
 
 
-def seat(server: Server, table_id: int, count: int, money: int, **sit: Any) -> list[Player]:
-    """`count` new players with `money` each, joined and seated in order."""
-    players = [Player(server, table_id) for _ in range(count)]
+def seat(
+    server: Server, table_id: int, count: int, money: int, names: tuple[str, ...] = (), **sit: Any
+) -> list[Player]:
+    """`count` new players with `money` each, joined and seated in order; named after
+    `names` (made unique per server) when given."""
+    players = [
+        Player(server, table_id, unique_name(names[i]) if i < len(names) else None)
+        for i in range(count)
+    ]
     for p in players:
         if money:
             grant(server, p.name, money)
