@@ -6,7 +6,8 @@ show/muck for weaker hands, the tie vote, Svara with buy-ins, and the rake. The 
 
 - `betting`: the player in `current` acts; anyone still in the deal may `look` at any time;
 - `showdown`: hands open in order (S-6.1); a weaker one waits for `show`/`muck` (S-6.2);
-- `tie`: two tied players vote `cook`/`split` (S-7.1);
+- `tie`: two tied in the first deal vote `cook`/`split` (S-7.1; a tie in a Svara is the
+  next Svara at once, S-7.5);
 - `buy_in`: the Svara buy-in is offered to one player at a time (S-7.3);
 - `finished`.
 
@@ -605,15 +606,16 @@ class Shaha36Hand(Hand):
         self._open_next()
 
     def _settle(self) -> None:
-        """S-6.3: the best hand takes the pot; S-7.1: two tied vote, three or more cook;
-        S-7.5: after the last allowed Svara a tie splits."""
+        """S-6.3: the best hand takes the pot; S-7.1: two tied in the first deal vote, three
+        or more cook; S-7.5: a tie in a Svara is the next Svara at once, and after the last
+        allowed Svara a tie splits."""
         tied = [q for q in self.in_deal if q in self.shown and self.shown[q].key == self.best]
         if len(tied) == 1:
             self._pay_pot(tied)
         elif self.svaras >= self.variant["max_svaras"]:
             self._emit("svara_limit", svaras=self.svaras)
             self._pay_pot(tied)
-        elif len(tied) == 2:
+        elif len(tied) == 2 and not self.svaras:
             self.phase, self.tied, self.votes = TIE, tied, {}
             self._emit("tie", players=tied)
         else:

@@ -226,7 +226,11 @@ const EVENT_WORDS = {
     const who = payees(e).map(([name, amount]) => (amount == null ? name : `${name} ${money(amount)}`));
     return who.length ? t("ev.split_among", { amounts: who.join(", ") }) : t("ev.split");
   },
-  svara: (e, t) => (e.fee ? t("ev.svara_fee", { fee: e.fee }) : t("ev.svara")),
+  svara: (e, t) => {
+    const text = e.fee ? t("ev.svara_fee", { fee: e.fee }) : t("ev.svara");
+    // S-7.5, C-7.6: a tie in a Svara deals the next one at once.
+    return e.round > 1 ? `${t("ev.svara_again", { round: e.round })}: ${text}` : text;
+  },
   svara_entry: (e, t) => (e.joined?.length ? t("ev.svara_entry", { players: names(e.joined) }) : t("ev.svara_entry_none")),
   vote_cancelled: (e, t) => t(e.why === "timeout" ? "ev.vote_timeout" : "ev.vote_cancelled"),
   no_betting: (e, t) => t("ev.no_betting", { players: names(e.players) }),
@@ -557,7 +561,11 @@ export function bannerFor(event, t, view) {
   const game = view?.game;
   if (event.kind === "svara") {
     const tied = event.tied || event.players || [];
-    const detail = [tied.length ? t("ev.tie", { players: names(tied) }) : "", event.fee ? t("svara_fee", { fee: event.fee }) : ""];
+    const detail = [
+      event.round > 1 ? t("ev.svara_again", { round: event.round }) : "",
+      tied.length ? t("ev.tie", { players: names(tied) }) : "",
+      event.fee ? t("svara_fee", { fee: event.fee }) : "",
+    ];
     return { kind: "svara", text: t("banner_svara"), detail: detail.filter(Boolean).join(" · "), ms: 4000 };
   }
   if (event.kind === "split" || (event.kind === "agree" && event.deal === "split")) {

@@ -113,3 +113,24 @@ def test_a_look_is_written_for_everyone(web: Server, chromium: Browser) -> None:
         )
         assert any(line.startswith(words) for line in out["lines"]), out["lines"]
         assert "Упал после просмотра" in out["lines"], out["lines"]
+
+
+def test_a_tie_in_a_svara_says_the_next_svara(web: Server, chromium: Browser) -> None:
+    """S-7.5: a tie in a Svara deals the next one at once; history and banner say so."""
+    path = HANDS / "shaha36" / "svara-tie-again.json"
+    hf = parse(json.loads(path.read_text(encoding="utf-8")))
+    hand = start(hf)
+    for action in hf.actions:
+        hand.act(action)
+    page = chromium.new_page()
+    page.goto(web.url + "/install")
+    drawn = page.evaluate(RENDER, [[{"view": hand.view("A"), "me": "A"}], list(LANGS)])
+    page.close()
+    words = {
+        "ru": "снова ничья — 2-я свара подряд",
+        "en": "a tie again — Svara 2 in a row",
+        "bg": "пак равенство — 2-а свара подред",
+    }
+    for out in drawn:
+        said = [line for line in out["lines"] if words[out["lang"]] in line]
+        assert len(said) == 2, out["lines"]  # the history's line and the banner's detail

@@ -23,7 +23,7 @@ from app.engine import handfile
 from app.engine.cards import Shuffle, make_deck, parse_cards
 from app.engine.hand import Action, Deal, DealSource, Legal, RuleError, Seat
 from app.engine.scoring import SCORERS
-from app.engine.shaha36 import ACTIONS, BETTING, SHOWDOWN, Shaha36Hand
+from app.engine.shaha36 import ACTIONS, BETTING, SHOWDOWN, TIE, Shaha36Hand
 from app.engine.variants import get_variant
 
 from .handkit import check_money, clone, fingerprint
@@ -165,6 +165,8 @@ class Driver:
         assert sum(hand.stack.values()) + hand.pot + hand.rake == self.total
         assert hand.pot >= 0 and all(t.amount > 0 for t in hand.transfers)
         check_money(hand)
+        # S-7.5: only the tie of the first deal is voted on; a tie in a Svara cooks at once.
+        assert hand.phase != TIE or hand.svaras == 0
         self.check_legal()
         viewers = (None, *hand.order)
         views = [hand.view(v) for v in viewers]
@@ -278,17 +280,67 @@ def test_random_play(
     assert handfile.replay_summary(again) == handfile.replay_summary(hand)
 
 
+TENS = (  # three different suits, no шаха: 10 points each
+    "10♠ J♥ Q♦", "J♠ Q♥ K♦", "Q♠ K♥ 10♦", "K♠ 10♥ J♦", "10♣ 9♠ 8♥", "J♣ 9♥ 8♠",
+)  # fmt: skip
+LOWS = ("8♥ 7♠ 6♦", "8♣ 7♦ 6♥", "9♣ 7♥ 6♠", "9♦ 8♠ 7♣")  # 8 or 9 points, below the tens
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    n=st.integers(2, 6),
+    seed=st.integers(0, 2**32),
+    rng=st.randoms(use_true_random=False),
+)
+def test_tie_in_a_svara_is_the_next_svara(n: int, seed: int, rng: random.Random) -> None:
+    """S-7.1, S-7.5: two players tie in the first deal and vote; from then on every deal is
+    a tie again (of two, or of more when others buy in) and the next Svara is dealt at once,
+    without a vote, until the tenth Svara's tie splits the pot among its players."""
+    names = [f"p{i}" for i in range(n)]
+    pair = rng.sample(names, 2)
+    deals = [0]
+
+    def source(players: Sequence[str]) -> Deal:
+        first = deals[0] == 0
+        deals[0] += 1
+        lows = iter(LOWS)
+        hands = {
+            p: TENS[i] if p in pair or not first else next(lows) for i, p in enumerate(players)
+        }
+        return Deal({p: parse_cards(h.split()) for p, h in hands.items()})
+
+    seats = [Seat(p, 10_000) for p in names]
+    hand = Shaha36Hand(get_variant("shaha36"), seats, names[seed % n], source)
+    total, steps = sum(s.balance for s in seats), 0
+    while not hand.finished:
+        p = rng.choice(hand.awaiting())
+        dos = {o.do: o for o in hand.legal(p)}
+        if hand.phase == TIE:  # the first deal's tie: one of the two wants to cook
+            do = "cook" if hand.votes or rng.random() < 0.5 else "split"
+        elif hand.phase == "buy_in":
+            do = rng.choice(["join", "skip"])
+        else:
+            do = next(d for d in ("check", "call", "show") if d in dos)
+        hand.act(Action(p, do, dos[do].to))
+        assert hand.phase != TIE or hand.svaras == 0
+        steps += 1
+        assert steps < 2000
+    kinds = [e.kind for e in hand.events]
+    assert kinds.count("tie") == 1 and kinds.count("vote") <= 2
+    assert hand.result().svaras == hand.variant["max_svaras"] == 10
+    last_deal = hand.events[len(kinds) - 1 - kinds[::-1].index("deal")]
+    assert sorted(hand.result().winners) == sorted(last_deal.data["players"])
+    assert sum(hand.result().balances.values()) + hand.result().rake == total
+
+
 @settings(max_examples=100, deadline=None)
 @given(seed=st.integers(0, 2**32), n=st.integers(2, 6))
 def test_never_more_than_ten_svaras(seed: int, n: int) -> None:
     """S-7.5: with every deal a tie (same points for all), the pot is split after ten."""
     names = [f"p{i}" for i in range(n)]
-    tens = [  # three different suits, no шаха: 10 points each
-        "10♠ J♥ Q♦", "J♠ Q♥ K♦", "Q♠ K♥ 10♦", "K♠ 10♥ J♦", "10♣ 9♠ 8♥", "J♣ 9♥ 8♠",
-    ]  # fmt: skip
 
     def all_tens(players: Sequence[str]) -> Deal:
-        return Deal({p: parse_cards(tens[i].split()) for i, p in enumerate(players)})
+        return Deal({p: parse_cards(TENS[i].split()) for i, p in enumerate(players)})
 
     seats = [Seat(p, 10_000) for p in names]
     hand = Shaha36Hand(get_variant("shaha36"), seats, names[seed % n], all_tens)
