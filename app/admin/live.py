@@ -73,13 +73,13 @@ class Live:
         return {"balance": amount, "tables": shown}
 
     def _hang_up(self, person: Person, reason: str) -> bool:
-        """Close the user's connection, telling it why (his sessions ended); False if none."""
-        sid = self.presence.sid(person.id)
-        if sid is None:
-            return False
-        socketio.emit(ENDED, {"reason": reason}, to=sid)
-        disconnect(sid=sid, namespace="/")
-        return True
+        """Close the user's connections, telling them why (his sessions ended); False if
+        he had none."""
+        sids = self.presence.sids(person.id)
+        for sid in sids:
+            socketio.emit(ENDED, {"reason": reason}, to=sid)
+            disconnect(sid=sid, namespace="/")
+        return bool(sids)
 
     def password(self, data: dict[str, Any]) -> dict[str, Any]:
         """A new password ended every session of the user: his connection too."""

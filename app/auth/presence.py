@@ -1,18 +1,25 @@
-"""Who is connected: at most one Socket.IO connection per account (C-8.2).
+"""Who is connected: a table page's connection is its account's one at that table (C-8.2).
 
-The socket layer records each accepted connection here. Features react to connections
-through hooks rather than their own `connect` handlers, so the order is always: the session
-is checked, an older connection of the same user is taken over, then the hooks run::
+A user may have several connections at once — the lobby in one tab, a table in another,
+the rules page's… Only a table page names its table when it connects (the Socket.IO
+handshake's `auth`, docs/protocol.md «Connecting»), and only such a connection takes over:
+the user's older connection to the same table is told why and closed. The socket layer
+records each accepted connection here. Features react to connections through hooks rather
+than their own `connect` handlers, so the order is always: the session is checked, an older
+connection of the same user to the same table is taken over, then the hooks run::
 
     presence = get_presence()
-    presence.on_connect.append(lambda player, sid: ...)       # e.g. resend a table's state
-    presence.on_disconnect.append(lambda player, sid, taken_over: ...)
+    presence.on_connect.append(lambda player, sid, table: ...)  # e.g. resend a table's state
+    presence.on_disconnect.append(lambda player, sid, still: ...)
 
 A disconnect's hooks run `PRESENCE_GRACE` seconds late (app/auth/sockets.py), with
-`taken_over` true when the player has a live connection again by then.
+`still` true when the player has a live connection by then (another tab, or the new one of
+a takeover).
 
 Every connection is in its user's room (`user_room`), so `socketio.emit(event, data,
-to=user_room(user_id))` reaches the user's one live connection from anywhere.
+to=user_room(user_id))` reaches every live connection of the user from anywhere; a table
+page's connection is also in `table_room(user_id, table)`, which reaches the one that plays
+the table, in whichever process it is.
 """
 
 from __future__ import annotations
@@ -36,11 +43,16 @@ class Player:
 
 
 def user_room(user_id: int) -> str:
-    """The Socket.IO room holding a user's live connection."""
+    """The Socket.IO room holding every live connection of a user."""
     return f"user:{user_id}"
 
 
-ConnectHook = Callable[[Player, str], None]
+def table_room(user_id: int, table: int) -> str:
+    """The Socket.IO room of the user's table page connection to `table` (C-8.2)."""
+    return f"user:{user_id}:table:{table}"
+
+
+ConnectHook = Callable[[Player, str, int | None], None]
 DisconnectHook = Callable[[Player, str, bool], None]
 
 
@@ -49,47 +61,60 @@ class Presence:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._sid_of: dict[int, str] = {}
+        # Every connection of a user not taken over, with the table its page plays at.
+        self._current: dict[int, dict[str, int | None]] = {}
+        # Every connection until its disconnect, taken over or not.
         self._player_of: dict[str, Player] = {}
         self.on_connect: list[ConnectHook] = []
         self.on_disconnect: list[DisconnectHook] = []
 
-    def connect(self, player: Player, sid: str) -> str | None:
-        """Record `sid` as the player's connection; returns the one it replaces, if any."""
+    def connect(self, player: Player, sid: str, table: int | None = None) -> list[str]:
+        """Record `sid`, a page of `table` (None: not a table page); returns the user's
+        connections it takes over: those to the same table (C-8.2)."""
         with self._lock:
-            old = self._sid_of.get(player.id)
-            self._sid_of[player.id] = sid
+            mine = self._current.setdefault(player.id, {})
+            old = [s for s, t in mine.items() if table is not None and t == table]
+            for s in old:
+                del mine[s]
+            mine[sid] = table
             self._player_of[sid] = player
             return old
 
     def disconnect(self, sid: str) -> tuple[Player, bool] | None:
-        """Forget `sid`; returns its player and whether it had been taken over."""
+        """Forget `sid`; returns its player and whether he is still connected otherwise."""
         with self._lock:
             player = self._player_of.pop(sid, None)
             if player is None:
                 return None
-            taken_over = self._sid_of.get(player.id) != sid
-            if not taken_over:
-                del self._sid_of[player.id]
-            return player, taken_over
+            mine = self._current.get(player.id, {})
+            mine.pop(sid, None)
+            if not mine:
+                self._current.pop(player.id, None)
+            return player, bool(mine)
 
     def player(self, sid: str) -> Player | None:
         """The player of a connection still current (None once taken over or gone)."""
         with self._lock:
             player = self._player_of.get(sid)
-            if player is None or self._sid_of.get(player.id) != sid:
+            if player is None or sid not in self._current.get(player.id, {}):
                 return None
             return player
 
-    def connected_count(self) -> int:
-        """Players with a live connection (one each, C-8.2)."""
+    def table(self, sid: str) -> int | None:
+        """The table whose page made this connection (None for any other page)."""
         with self._lock:
-            return len(self._sid_of)
+            player = self._player_of.get(sid)
+            return None if player is None else self._current.get(player.id, {}).get(sid)
 
-    def sid(self, user_id: int) -> str | None:
-        """The user's live connection, if any."""
+    def connected_count(self) -> int:
+        """Players with at least one live connection."""
         with self._lock:
-            return self._sid_of.get(user_id)
+            return len(self._current)
+
+    def sids(self, user_id: int) -> list[str]:
+        """The user's live connections (every tab), oldest first."""
+        with self._lock:
+            return list(self._current.get(user_id, {}))
 
 
 def get_presence() -> Presence:

@@ -1,11 +1,12 @@
-"""Socket.IO connections: only with a valid session, one per account (C-8.2).
+"""Socket.IO connections: only with a valid session; a table page's is its account's one at
+that table (C-8.2: a second connection to the same table takes over, a lobby tab does not).
 
 Two guards around that (docs/protocol.md «Budget», docs/hosting.md «Limits»):
 - `Handshakes`: an Engine.IO connection costs memory from its first request on, before any
   session is checked; those that are not (yet) a logged-in player's are bounded in all and
   per client address, and the one over the bound is answered 401 at once.
 - A player's disconnect is told to the features (the tables' «offline») only after
-  `PRESENCE_GRACE` seconds, and as a takeover if he is connected by then: a page that
+  `PRESENCE_GRACE` seconds, saying whether he is connected by then: a page that
   reconnects — or a client that connects and disconnects in a loop — makes no table
   publish «offline» and «online» for it.
 """
@@ -21,10 +22,11 @@ from flask_socketio import ConnectionRefusedError, disconnect, join_room, leave_
 
 from app.extensions import socketio
 
-from .presence import Player, get_presence, user_room
+from .presence import Player, get_presence, table_room, user_room
 from .service import current_user
 
 TAKEN_OVER = "session:taken_over"
+OPENED_ELSEWHERE = "opened elsewhere"
 CROWDED = "too many connections"
 HANDSHAKES = "svara.handshakes"
 
@@ -68,8 +70,23 @@ def _handshakes() -> Handshakes:
     return current_app.extensions[HANDSHAKES]
 
 
+def _table_of(auth: object) -> int | None:
+    """The table a table page connects for (`{"table": id}`), None for any other page;
+    `ConnectionRefusedError` for handshake data of another shape (docs/protocol.md)."""
+    from app.protocol import ProtocolError, check_payload  # here: app.protocol imports us
+
+    try:
+        table = check_payload(auth, {}, {"table": int}).get("table")
+    except ProtocolError as e:
+        raise ConnectionRefusedError(f"auth: {e.reason}") from None
+    if table is not None and table < 1:
+        raise ConnectionRefusedError("auth: field 'table' must be a table id")
+    return table
+
+
 def connect(auth: object = None) -> None:
-    """Accept a logged-in user; a previous connection of his is told why and closed."""
+    """Accept a logged-in user; a previous connection of his to the same table is told
+    why and closed (C-8.2); any other connection of his (the lobby in another tab) stays."""
     user = current_user()
     if user is None or user.id is None:
         raise ConnectionRefusedError("login required")
@@ -77,22 +94,27 @@ def connect(auth: object = None) -> None:
 
     if current_app.extensions[GATE].refuses(user.id):  # his flood goes on: no new connection
         raise ConnectionRefusedError("too many events")
+    table = _table_of(auth)
     player = Player(user.id, user.name, user.is_admin)
     presence = get_presence()
     # Not typed (next line): Flask-SocketIO adds `sid` to the request of a socket event.
     sid: str = request.sid  # type: ignore[attr-defined]
     _handshakes().settled(socketio.server.manager.eio_sid_from_sid(sid, "/"))
-    old = presence.connect(player, sid)
-    room = user_room(player.id)
-    # Every older connection of the user is told: here, and with several processes through
-    # the message queue in the others too, whose pages then close themselves (static/js).
-    socketio.emit(TAKEN_OVER, {"reason": "logged in elsewhere"}, to=room, skip_sid=sid)
-    if old is not None:
-        leave_room(room, sid=old, namespace="/")
-        disconnect(sid=old, namespace="/")
-    join_room(room)
+    old = presence.connect(player, sid, table)
+    join_room(user_room(player.id))
+    if table is not None:
+        room = table_room(player.id, table)
+        # The older connection to this table is told: here, and with several processes
+        # through the message queue in the others too, whose pages then close themselves
+        # (static/js/net.js); this process also closes its own.
+        taken = {"reason": OPENED_ELSEWHERE, "table": table}
+        socketio.emit(TAKEN_OVER, taken, to=room, skip_sid=sid)
+        for gone in old:
+            leave_room(room, sid=gone, namespace="/")
+            disconnect(sid=gone, namespace="/")
+        join_room(room)
     for hook in presence.on_connect:
-        hook(player, sid)
+        hook(player, sid, table)
 
 
 def disconnected(reason: object = None) -> None:
@@ -102,10 +124,10 @@ def disconnected(reason: object = None) -> None:
     gone = presence.disconnect(sid)
     if gone is None:
         return
-    player, taken_over = gone
+    player, still = gone
     grace = float(current_app.config["PRESENCE_GRACE"])
     if grace <= 0:
-        _tell(player, sid, taken_over)
+        _tell(player, sid, still)
     else:  # a takeover too: its new connection may not have been followed yet
         # Not typed (next line): flask types the proxy `current_app` as the app it stands for.
         app = current_app._get_current_object()  # type: ignore[attr-defined]
@@ -115,12 +137,12 @@ def disconnected(reason: object = None) -> None:
 def _later(app: Flask, player: Player, sid: str, grace: float) -> None:
     socketio.sleep(grace)
     with app.app_context():
-        _tell(player, sid, get_presence().sid(player.id) is not None)
+        _tell(player, sid, bool(get_presence().sids(player.id)))
 
 
-def _tell(player: Player, sid: str, taken_over: bool) -> None:
+def _tell(player: Player, sid: str, still: bool) -> None:
     for hook in get_presence().on_disconnect:
-        hook(player, sid, taken_over)
+        hook(player, sid, still)
 
 
 def init_app(app: Flask) -> None:

@@ -138,12 +138,12 @@ def register() -> Any:
 
 @bp.route("/logout", methods=["POST"])
 def logout() -> Any:
-    """End the session and close the user's live connection, telling it why."""
+    """End the session and close the user's live connections (every tab shares the
+    session), telling them why."""
     if LogoutForm().validate_on_submit():
         user = current_user()
         if user is not None and user.id is not None:
-            sid = get_presence().sid(user.id)
-            if sid is not None:
+            for sid in get_presence().sids(user.id):
                 socketio.emit(ENDED, {"reason": "logged out"}, to=sid)
                 disconnect(sid=sid, namespace="/")
             with get_db().session() as s:

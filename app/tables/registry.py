@@ -1,9 +1,9 @@
 """Every live table of the process: created on first use, recovered at start-up (C-8.5).
 
 The registry is the runtime's one door for the socket layer and for connection changes:
-it finds a table's `LiveTable`, follows a player's table to his new socket on a reconnect
-or a takeover (C-8.1, C-8.2), and after a restart resumes each unfinished hand by replaying
-its log or, when that cannot be done, cancels it with every payment refunded.
+it finds a table's `LiveTable`, follows a player's table to the new socket of its page on a
+reconnect or a takeover (C-8.1, C-8.2), and after a restart resumes each unfinished hand by
+replaying its log or, when that cannot be done, cancels it with every payment refunded.
 """
 
 from __future__ import annotations
@@ -124,15 +124,15 @@ class Tables:
             hook(table_id)
 
     # --- connections --------------------------------------------------------------------
-    def connected(self, player: Player, sid: str) -> None:
-        """The player's new socket gets the state of every table where he sits or waits
-        (a reconnect, or a takeover from another device: C-8.1, C-8.2)."""
-        person = Person(player.id, player.name)
-        for live in self.live():
-            if live.member(player.name) is not None or live.queued(player.name):
-                live.follow(sid, person)
+    def connected(self, player: Player, sid: str, table: int | None) -> None:
+        """A table page's new socket gets the table's state at once if he sits or waits
+        there (a reconnect, or a takeover from another tab or device: C-8.1, C-8.2); the
+        socket of any other page (the lobby) follows no table."""
+        live = self.find(table) if table is not None else None
+        if live is not None and (live.member(player.name) is not None or live.queued(player.name)):
+            live.follow(sid, Person(player.id, player.name))
 
-    def disconnected(self, player: Player, sid: str, taken_over: bool) -> None:
+    def disconnected(self, player: Player, sid: str, still: bool) -> None:
         for live in self.live():
             live.leave(sid)
 

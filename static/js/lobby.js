@@ -96,13 +96,13 @@ socket.on("lobby:table", showTable);
 socket.on("lobby:table_closed", (t) => removeTable(t.id));
 socket.on("lobby:chat", chatLine);
 socket.on("error", (e) => { status.textContent = refusal(lang, e); });
-for (const ended of ["session:taken_over", "session:ended"]) {
-  socket.on(ended, (e) => {
-    socket.io.opts.reconnection = false;
-    socket.disconnect(); // told by another server process, this one may stay open otherwise
-    status.textContent = t(e.reason === "logged in elsewhere" ? "lobby.taken_over" : "lobby.session_ended");
-  });
-}
+// The lobby's connection is never taken over (C-8.2 is about a table's page); a session
+// ends for every tab at once (a logout, a ban, a new password).
+socket.on("session:ended", () => {
+  socket.io.opts.reconnection = false;
+  socket.disconnect(); // told by another server process, this one may stay open otherwise
+  status.textContent = t("lobby.session_ended");
+});
 
 chatForm.addEventListener("submit", (event) => {
   event.preventDefault();

@@ -4,29 +4,46 @@
 import { io } from "../vendor/socket.io.esm.min.js";
 
 /**
- * Connect and keep `statusEl` (a [data-net] banner) in step with the connection. `end(text)`
- * is for a session the server ended (C-8.2: opened on another device): no more reconnecting,
- * and the banner says why.
+ * Connect and keep `statusEl` (a [data-net] banner) in step with the connection. `auth` is
+ * the handshake's data: a table page sends `{table}` (C-8.2: its connection is the account's
+ * one at that table; docs/protocol.md «Connecting»). `end(text, again)` is for a connection
+ * the server ended (the table opened in another tab, the session over): no more
+ * reconnecting, and the banner says why; with `again` (a button's label) the banner offers
+ * to connect once more, which takes the table back to this page.
  */
-export function connect(statusEl, t) {
-  const socket = io({ reconnectionDelay: 500, reconnectionDelayMax: 4000 });
-  let final = null;
+export function connect(statusEl, t, auth = {}) {
+  const socket = io({ auth, reconnectionDelay: 500, reconnectionDelayMax: 4000 });
+  let final = null; // {text, again} once the server ended the connection
   const show = (down, text) => {
     if (!statusEl) return;
     statusEl.hidden = !down && final === null;
-    statusEl.textContent = final ?? text;
+    statusEl.replaceChildren(final?.text ?? text);
+    if (final?.again) {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "net-again";
+      button.textContent = final.again;
+      button.addEventListener("click", resume);
+      statusEl.append(" ", button);
+    }
     document.body.classList.toggle("offline", down || final !== null);
   };
   socket.on("connect", () => show(false, ""));
   socket.on("disconnect", () => show(true, t("reconnecting")));
   socket.on("connect_error", () => show(true, t("reconnecting")));
   globalThis.addEventListener("offline", () => show(true, t("offline")));
-  globalThis.addEventListener("online", () => (socket.connected ? show(false, "") : socket.connect()));
-  const end = (text) => {
-    final = text;
+  globalThis.addEventListener("online", () => (socket.connected || final ? show(!socket.connected, "") : socket.connect()));
+  const end = (text, again = null) => {
+    final = { text, again };
     socket.io.opts.reconnection = false;
     socket.disconnect(); // the server here cuts it too; one of another process may not
     show(true, text);
   };
+  function resume() {
+    final = null;
+    socket.io.opts.reconnection = true;
+    show(true, t("reconnecting"));
+    socket.connect();
+  }
   return { socket, end };
 }

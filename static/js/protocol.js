@@ -83,6 +83,8 @@ export function applyProtocol(state, msg, nowMs) {
     between,
     rawDeadlines: timers,
     deadlines: timers,
+    // The gathering's deadline in server ms (the buy-in dialog counts down to it).
+    rawGatheringAt: msg.gathering?.deadline != null ? msg.gathering.deadline * 1000 : null,
     news: msg.news || [],
     notice: msg.notice ?? null,
   };

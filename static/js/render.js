@@ -488,6 +488,21 @@ export function renderActions(state, ctx) {
   return `<div class="bar-buttons">${buttons}</div>${ranged.map((a) => amountPanel(a, game, t, ctx)).join("")}`;
 }
 
+/** A dialog's countdown to `at` (client ms), «Осталось 12 с»; the page ticks its `.secs`. */
+function dialogTimer(at, ctx, label) {
+  const { t } = ctx;
+  const left = Math.max(0, Math.ceil((at - (ctx.now ?? 0)) / 1000));
+  return `<p class="dialog-timer">${t(label)} <span class="secs" data-at="${Math.round(at)}">${left}</span> ${t("seconds")}</p>`;
+}
+
+/** The buy-in dialog's countdown (S-1.5, S-1.6, C-1.3): while the gathering's timer runs,
+ * how long until the next hand is dealt, which one who sits down now may still answer;
+ * nothing is timed while a hand is played or no gathering is open. */
+export function renderBuyInTimer(state, ctx) {
+  const at = state.gatheringAt;
+  return at != null && at > (ctx.now ?? 0) ? dialogTimer(at, ctx, "deal_in") : "";
+}
+
 /** Dialogs: the cook/split vote (C-5), the Svara entry with its fee (C-7.3, S-7.3, B-5.2),
  * the tie choice (S-7.1) and the dark continuation in a Svara (C-7.5). */
 export function renderDialog(state, ctx) {
@@ -499,10 +514,7 @@ export function renderDialog(state, ctx) {
   const has = (d) => legal.find((a) => a.do === d);
   // The dialog's own countdown: the viewer's deadline for this decision (C-5.3, C-7.3).
   const deadline = state.deadlines?.[state.me];
-  const left = deadline ? Math.max(0, Math.ceil((deadline.at - (ctx.now ?? 0)) / 1000)) : null;
-  const timer = deadline
-    ? `<p class="dialog-timer">${t("time_left")} <span class="secs" data-at="${Math.round(deadline.at)}">${left}</span> ${t("seconds")}</p>`
-    : "";
+  const timer = deadline ? dialogTimer(deadline.at, ctx, "time_left") : "";
   const dialog = (kind, title, body, actions) =>
     `<div class="dialog ${kind}" role="dialog" aria-modal="true" aria-label="${esc(title)}"><h2>${esc(title)}</h2>${body}${timer}<div class="dialog-actions">${actions
       .map((a) => button(a, game, t))

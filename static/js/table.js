@@ -2,7 +2,7 @@
 // pure renderers of render.js, turns taps into Socket.IO events (docs/protocol.md, «Table»)
 // and adds what is not state: chips flying, cards dealt one by one, sounds, banners.
 
-import { bannerFor, payees, renderTable } from "./render.js";
+import { bannerFor, payees, renderBuyInTimer, renderTable } from "./render.js";
 import { loadScorer } from "./count.js";
 import { refusal, translator, withLang } from "./i18n.js";
 import { connect } from "./net.js";
@@ -19,7 +19,7 @@ const settings = loadSettings();
 let t = translator(settings.lang);
 document.documentElement.classList.toggle("four-colour", settings.fourColour);
 
-const regions = { felt: $("#felt"), hand: $("#hand"), actions: $("#actions"), dialog: $("#dialog"), history: $("#history-list") };
+const regions = { felt: $("#felt"), hand: $("#hand"), actions: $("#actions"), dialog: $("#dialog"), history: $("#history-list"), buyIn: $("#buy-in .buy-in-timer") };
 const drawn = {};
 
 // voice: {name: {mic, listen}} of the table's voice (voice:members, voice:member); voiceAsked:
@@ -50,6 +50,7 @@ function ctx() {
 /** Write each region only when its HTML changed, so running animations are not restarted. */
 function draw() {
   const out = renderTable(state, ctx());
+  if (regions.buyIn) out.buyIn = renderBuyInTimer(state, ctx());
   for (const [name, html] of Object.entries(out)) {
     if (regions[name] && drawn[name] !== html) {
       regions[name].innerHTML = html;
@@ -153,6 +154,7 @@ function receive(msg) {
   next.deadlines = Object.fromEntries(
     Object.entries(next.rawDeadlines || {}).map(([name, d]) => [name, { at: d.at - clockSkew, total: d.total }]),
   );
+  next.gatheringAt = next.rawGatheringAt == null ? null : next.rawGatheringAt - clockSkew;
   if (next.notice && next.notice !== state.notice) toast(t("resumed"));
   state = next;
   fairCheck.observe(msg, msg.you?.name).then(showFair, () => showFair({ ok: false, reason: "fair.bad_commit" }));
@@ -195,7 +197,9 @@ function chatLine(line) {
   li.scrollIntoView({ block: "end" });
 }
 
-const { socket, end } = connect($("[data-net]"), t);
+// C-8.2: this page's connection is the account's one at this table; the lobby in another
+// tab has its own and takes nothing over.
+const { socket, end } = connect($("[data-net]"), t, { table: tableId });
 socket.on("connect", () =>
   socket.emit(EVENTS.join, { table: tableId }, (ack) => {
     if (!ack?.state) return;
@@ -212,14 +216,17 @@ socket.on("connect", () =>
 socket.on("connect_error", (err) => {
   if (err?.message === "login required") location.href = `/login?next=${encodeURIComponent(location.pathname)}`;
 });
-/** The session or the table ended: no more reconnecting, and this page's voice ends too (a
- * takeover's new device starts its own; the old one must not go on hearing the table). */
-function over(text) {
+/** The session or the table ended here: no more reconnecting, and this page's voice ends
+ * too (a takeover's new page starts its own; the old one must not go on hearing the table).
+ * `again`: the label of the banner's button that takes the table back to this page. */
+function over(text, again = null) {
   voice?.close();
   showVoice();
-  end(text);
+  end(text, again);
 }
-socket.on("session:taken_over", () => over(t("taken_over")));
+// C-8.2: the table was opened in another tab or on another device; «Играть здесь» connects
+// this page again, which takes it back (and tells the other page the same).
+socket.on("session:taken_over", () => over(t("taken_over"), t("play_here")));
 socket.on("session:ended", () => over(t("session_ended")));
 socket.on("table:closed", (m) => m.table === tableId && over(`${t("table_closed")}: ${m.reason}`));
 socket.on("table:kicked", (m) => m.table === tableId && toast(t("kicked")));

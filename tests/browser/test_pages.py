@@ -204,7 +204,8 @@ def test_settings_auto_count_four_colours_and_english(people: list[Player]) -> N
 
 
 def test_a_second_device_takes_the_game_over(people: list[Player], chromium: Browser) -> None:
-    """C-8.2: one connection per account; the old page says why and stops reconnecting."""
+    """C-8.2: one connection per account at a table; the old page says why in true words,
+    stops reconnecting and offers «Играть здесь» (tests/browser/test_tabs.py clicks it)."""
     anna = people[0]
     assert anna.page.request.get(f"{anna.base}/table/999999").status == 404
     table_id = anna.new_table("Два устройства " + anna.name, "classic", 4)
@@ -217,6 +218,6 @@ def test_a_second_device_takes_the_game_over(people: list[Player], chromium: Bro
     page.click("form button[type=submit]")
     expect(page.locator(".seat").first).to_be_visible()
     net = anna.page.locator("[data-net]")
-    expect(net).to_have_text("Игра открыта на другом устройстве")
+    expect(net).to_have_text("Стол открыт в другой вкладке или на другом устройстве Играть здесь")
     expect(page.locator("[data-net]")).to_be_hidden()
     other.close()

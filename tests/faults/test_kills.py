@@ -103,7 +103,7 @@ def back(server: Server, p: Player, sit: dict[str, int]) -> None:
     resumed hand seated him again, sits down again (seats between hands live in memory)."""
     p.browser.url = server.url
     p.client.close()
-    p.client = p.browser.socket()
+    p.client = p.browser.socket(p.table)
     p.state = {}
     p.join()
     if p.state["you"]["seat"] is None:

@@ -112,7 +112,7 @@ class Fuzzer:
             drained = threading.Event()
             for _ in range(int(WAIT * RATE / BURST)):
                 try:
-                    p.client = p.browser.socket()
+                    p.client = p.browser.socket(p.table)
                     break
                 except socketio.exceptions.ConnectionError:
                     drained.wait(BURST / RATE)

@@ -8,8 +8,9 @@ ids, B the odd ones (`SHARD`, app/shards.py); both share the database, the secre
 message queue. Each table is played by clients connected to its owner; the other process
 refuses it (`elsewhere`); a lobby client on B hears the seats taken at A's table (Flask-
 SocketIO's Redis queue), and one opened later lists them (stored by A in the table's row);
-a user's connection on A is told when he connects on B; accounts and money are the same on
-both, and the books balance.
+a seated player's table page on A is told when the same table's page connects on B (his
+lobby there takes nothing over); accounts and money are the same on both, and the books
+balance.
 """
 
 from __future__ import annotations
@@ -165,16 +166,21 @@ def test_two_processes_share_the_database_and_the_lobby_each_plays_its_own_table
                 final = play_hand(tables[index], rng)
                 assert final["phase"] == "finished"
 
-            # One connection per account (C-8.2) across processes: his socket on A is told
-            # when he connects on B (the page then closes it), and B's is the one in use.
-            roamer = Browser(servers[0].url)
-            roamer.register(unique_name("roam"))
-            on_a = roamer.socket()
-            roamer.url = servers[1].url  # the same session cookie: one secret key
-            on_b = roamer.socket()
-            assert on_a.wait("session:taken_over") == {"reason": "logged in elsewhere"}
-            assert on_b.call("lobby:join")["ok"]
-            for client in (on_a, on_b):
+            # One table page per account and table (C-8.2) across processes: a seated
+            # player's lobby opened on B takes nothing over; his table's page opened again,
+            # on B, tells his socket on A (through Redis, the page then closes it).
+            roamer = tables[0][0]
+            other = Browser(servers[1].url)  # the same session cookie: one secret key
+            other.http.cookies.update(roamer.browser.http.cookies)
+            lobby_b = other.socket()
+            assert lobby_b.call("lobby:join")["ok"]
+            assert roamer.call("table:join")["ok"]  # A's socket is current
+            table_b = other.socket(roamer.table)
+            taken = roamer.event("session:taken_over")
+            assert taken == {"reason": "opened elsewhere", "table": roamer.table}
+            assert not any(name == "session:taken_over" for name, _ in lobby_b.seen)
+            assert lobby_b.call("lobby:join")["ok"]
+            for client in (lobby_b, table_b):
                 client.close()
 
             with db.session() as s:

@@ -205,9 +205,11 @@ class Browser:
     def cookie_header(self) -> str:
         return "; ".join(f"{c.name}={c.value}" for c in self.http.cookies)
 
-    def socket(self) -> Client:
+    def socket(self, table: int | None = None) -> Client:
+        """A connection of this browser: a table page's for `table` (its handshake names
+        the table, C-8.2), else another page's (the lobby)."""
         client = Client()
-        client.connect(self.url, self.cookie_header())
+        client.connect(self.url, self.cookie_header(), None if table is None else {"table": table})
         return client
 
 
@@ -227,9 +229,13 @@ class Client:
     def _refused(self, data: Any = None) -> None:
         self.refusal = data
 
-    def connect(self, url: str, cookie: str) -> None:
+    def connect(self, url: str, cookie: str, auth: dict[str, Any] | None = None) -> None:
         self.sio.connect(
-            url, headers={"Cookie": cookie}, transports=["websocket"], wait_timeout=WAIT
+            url,
+            headers={"Cookie": cookie},
+            auth=auth,
+            transports=["websocket"],
+            wait_timeout=WAIT,
         )
 
     def wait(self, event: str, timeout: float = WAIT) -> Any:
@@ -275,10 +281,14 @@ class TlsClient(Client):
     def _run(self, coroutine: Coroutine[Any, Any, Any]) -> Any:
         return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(2 * WAIT)
 
-    def connect(self, url: str, cookie: str) -> None:
+    def connect(self, url: str, cookie: str, auth: dict[str, Any] | None = None) -> None:
         self._run(
             self.sio.connect(
-                url, headers={"Cookie": cookie}, transports=["websocket"], wait_timeout=WAIT
+                url,
+                headers={"Cookie": cookie},
+                auth=auth,
+                transports=["websocket"],
+                wait_timeout=WAIT,
             )
         )
 

@@ -150,14 +150,15 @@ def hands(server: Server, table_id: int) -> list[HandRecord]:
 
 
 class Player:
-    """A logged-in user with a socket at one table, who keeps his latest `table:state`."""
+    """A logged-in user with a socket at one table (as its page connects: naming the table,
+    C-8.2), who keeps his latest `table:state`."""
 
     def __init__(self, server: Server, table_id: int, name: str | None = None):
         self.name = name or unique_name("t")
         self.table = table_id
         self.browser = Browser(server.url)
         self.browser.register(self.name)
-        self.client = self.browser.socket()
+        self.client = self.browser.socket(table_id)
         self.state: dict[str, Any] = {}
         self.received: list[tuple[str, Any]] = []  # every event, for the leak test
 
@@ -234,7 +235,7 @@ class Player:
         if server is not None:
             self.browser.url = server.url
         self.client.close()
-        self.client = self.browser.socket()
+        self.client = self.browser.socket(self.table)
         self.state = {}
         return self.event("table:state")
 

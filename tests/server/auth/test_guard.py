@@ -320,7 +320,7 @@ def test_reconnect_loops_cost_the_watchers_nothing(serve: Any, async_mode: str) 
     for _ in range(200):  # the line drops (no goodbye) as the next connection opens
         dropping = cycling.client.sio.eio
         threading.Thread(target=dropping.disconnect, kwargs={"abort": True}, daemon=True).start()
-        cycling.client = cycling.browser.socket()
+        cycling.client = cycling.browser.socket(table)
     mine = cycling.event("table:state")
     assert watcher.call("table:join")["ok"]
     watcher.drain()

@@ -34,29 +34,56 @@ def test_a_banned_players_session_is_refused(server: Server) -> None:
     assert client.refusal == {"message": "login required"}
 
 
-def test_a_second_connection_takes_over(server: Server) -> None:
-    """C-8.2: logging in elsewhere moves the player to the new connection; the old one is
-    told why and closed, and events for the player reach only the new one."""
-    name = unique_name()
+def test_only_a_second_page_of_the_same_table_takes_over(server: Server) -> None:
+    """C-8.2: the account's lobby in another browser or tab takes nothing over; a second
+    connection for the same table does: the old one is told which table and why and is
+    closed, and events for the player reach only the new one."""
+    name = unique_name("Ёж")
     Browser(server.url).register(name, "pass-word-1")
     first_browser, second_browser = Browser(server.url), Browser(server.url)
     assert first_browser.login(name, "pass-word-1").status_code == 302
     assert second_browser.login(name, "pass-word-1").status_code == 302
-    old = first_browser.socket()
-    assert old.call("lobby:join") == {"ok": True}
-    new = second_browser.socket()
-    assert old.wait("session:taken_over") == {"reason": "logged in elsewhere"}
+    old = first_browser.socket(1)  # the demo table's page
+    assert old.call("table:join", {"table": 1})["ok"]
+    lobby = second_browser.socket()
+    assert lobby.call("lobby:join") == {"ok": True}
+    assert lobby.wait("lobby:state")["tables"]
+    assert old.call("table:join", {"table": 1})["ok"]  # still current, and told nothing
+    assert old.sio.connected and not any(n == "session:taken_over" for n, _ in old.seen)
+    new = second_browser.socket(1)
+    assert old.wait("session:taken_over") == {"reason": "opened elsewhere", "table": 1}
     assert old.disconnected.wait(WAIT)
-    assert new.call("lobby:join") == {"ok": True}
-    assert new.wait("lobby:state")["tables"]
-    new.close()
+    assert new.call("table:join", {"table": 1})["ok"]
+    assert lobby.call("lobby:join") == {"ok": True}  # the lobby's connection is still there
+    for client in (lobby, new):
+        client.close()
 
 
-def test_logout_closes_the_socket(player: tuple[Browser, Client, str]) -> None:
+def test_a_handshake_of_another_shape_is_refused(player: tuple[Browser, Client, str]) -> None:
+    """docs/protocol.md «Connecting»: the handshake's data is nothing or `{"table": id}`."""
     browser, client, _ = player
+    for auth, why in (
+        ({"table": "1"}, "auth: field 'table' must be integer"),
+        ({"table": True}, "auth: field 'table' must be integer"),
+        ({"table": 0}, "auth: field 'table' must be a table id"),
+        ({"table": 2**60}, "auth: field 'table' must be between"),
+        ({"seat": 1}, "auth: unknown field 'seat'"),
+    ):
+        refused = Client()
+        with pytest.raises(socketio.exceptions.ConnectionError):
+            refused.connect(browser.url, browser.cookie_header(), auth)
+        assert refused.refusal["message"].startswith(why), refused.refusal
+    assert client.call("lobby:join") == {"ok": True}  # the refusals took nothing over
+
+
+def test_logout_closes_every_tab(player: tuple[Browser, Client, str]) -> None:
+    """The tabs of one browser share its session: a logout ends each one's connection."""
+    browser, client, _ = player
+    table_tab = browser.socket(1)
     assert browser.post_form("/logout", {}, token_from="/").status_code == 302
-    assert client.wait("session:ended") == {"reason": "logged out"}
-    assert client.disconnected.wait(WAIT)
+    for tab in (client, table_tab):
+        assert tab.wait("session:ended") == {"reason": "logged out"}
+        assert tab.disconnected.wait(WAIT)
 
 
 def test_lobby_lists_tables_and_follows_changes(server: Server) -> None:
@@ -86,7 +113,7 @@ def test_lobby_lists_tables_and_follows_changes(server: Server) -> None:
         "/tables", {"name": "too many", "variant": "shaha36", "seats": "8"}, token_from="/"
     )
     assert refused.status_code == 400 and "seats must be between 2 and 6" in refused.text
-    again = watcher_browser.socket()  # takes over the watcher: a fresh list
+    again = watcher_browser.socket()  # another tab: a fresh list
     again.call("lobby:join")
     names = [t["name"] for t in again.wait("lobby:state")["tables"]]
     assert "open one" in names and "hidden one" not in names and "too many" not in names

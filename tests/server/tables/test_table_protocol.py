@@ -103,7 +103,7 @@ def test_reconnect_mid_hand_keeps_seat_and_cards_and_sends_what_was_missed(fast:
     assert mover.act("pass" if any(o["do"] == "pass" for o in mover.hand["legal"]) else "fold") == {
         "ok": True
     }  # type: ignore[index]
-    gone.client = gone.browser.socket()
+    gone.client = gone.browser.socket(gone.table)
     gone.state = {}
     state = gone.event("table:state")  # sent on connect, before any request
     assert state["you"]["seat"] is not None
@@ -120,23 +120,56 @@ def test_reconnect_mid_hand_keeps_seat_and_cards_and_sends_what_was_missed(fast:
 
 
 def test_takeover_moves_the_table_to_the_new_connection(fast: Server) -> None:
-    """C-8.2: logging in elsewhere closes the old socket (told why); the new one gets the
-    table state with the player's seat and cards, and he plays on from it."""
+    """C-8.2: a second page of the same table (another device, another tab) takes it over:
+    the old socket is told which table and why, and closed; the new one gets the table
+    state with the player's seat and cards, and he plays on from it. The old page's
+    «Играть здесь» connects it again, which takes the table back the same way."""
     players = started(fast)
     p = players[1]
     cards = next(x["cards"] for x in p.hand["players"] if x["name"] == p.name)  # type: ignore[index]
     elsewhere = Browser(fast.url)
     assert elsewhere.login(p.name, "correct horse").status_code == 302
     old = p.client
-    p.client = elsewhere.socket()
+    p.client = elsewhere.socket(p.table)
     p.state = {}
     state = p.event("table:state")
     assert next(x for x in state["hand"]["players"] if x["name"] == p.name)["cards"] == cards
-    assert old.wait("session:taken_over")["reason"]
+    assert old.wait("session:taken_over") == {"reason": "opened elsewhere", "table": p.table}
     assert old.disconnected.wait(20)
+    # «Играть здесь» on the old page: its browser connects for the table again.
+    other = p.client
+    p.client = p.browser.socket(p.table)
+    p.state = {}
+    p.event("table:state")
+    assert other.wait("session:taken_over") == {"reason": "opened elsewhere", "table": p.table}
+    assert other.disconnected.wait(20)
     play_hand(players, random.Random(3))
     assert books(fast).ok
     for x in players:
+        x.close()
+
+
+def test_the_lobby_in_another_tab_takes_nothing_over(fast: Server) -> None:
+    """C-8.2: a second tab of the same browser on the lobby (or a table page of another
+    table) is not a second device: the table's connection is not told anything, stays
+    connected, and the player plays the hand on from it; the lobby gets no table's state."""
+    players = started(fast)
+    p = players[1]
+    lobby = p.browser.socket()  # the same browser's session: another tab
+    assert lobby.call("lobby:join") == {"ok": True}
+    lobby.wait("lobby:state")
+    another = p.browser.socket(p.table + 1000)  # the page of another table
+    assert p.call("table:join")["ok"]  # the table's socket is current: answered, not refused
+    final = play_hand(players, random.Random(4))
+    assert final["phase"] == "finished"
+    seat_of = next(x for x in p.state["seats"] if x and x["name"] == p.name)
+    assert seat_of["connected"]
+    assert lobby.call("lobby:join") == {"ok": True}  # and the lobby's is current too
+    assert p.client.sio.connected and lobby.sio.connected and another.sio.connected
+    heard = [name for name, _ in [*p.client.seen, *p.received, *list(lobby.events.queue)]]
+    assert "session:taken_over" not in heard
+    assert not any(name == "table:state" for name, _ in list(lobby.events.queue))
+    for x in [*players, lobby, another]:
         x.close()
 
 
