@@ -100,12 +100,6 @@ class Presence:
                 return None
             return player
 
-    def table(self, sid: str) -> int | None:
-        """The table whose page made this connection (None for any other page)."""
-        with self._lock:
-            player = self._player_of.get(sid)
-            return None if player is None else self._current.get(player.id, {}).get(sid)
-
     def connected_count(self) -> int:
         """Players with at least one live connection."""
         with self._lock:

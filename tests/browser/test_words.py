@@ -15,6 +15,7 @@ from typing import Any
 
 from playwright.sync_api import Browser
 
+from app.engine.hand import Hand
 from app.engine.handfile import parse, start
 from tests.server.conftest import Server
 
@@ -94,13 +95,19 @@ def test_every_event_has_words_in_every_language(web: Server, chromium: Browser)
     assert sorted(bad)[:40] == []
 
 
-def test_a_look_is_written_for_everyone(web: Server, chromium: Browser) -> None:
-    """C-4.11: the look's result is in everyone's history, and the loser's bubble says he is
-    out after the look, not his last bet."""
-    hf = parse(json.loads((HANDS / "classic" / "c4_11_look.json").read_text(encoding="utf-8")))
+def played(path: Path) -> Hand:
+    """A hand file's hand, played to its last action."""
+    hf = parse(json.loads(path.read_text(encoding="utf-8")))
     hand = start(hf)
     for action in hf.actions:
         hand.act(action)
+    return hand
+
+
+def test_a_look_is_written_for_everyone(web: Server, chromium: Browser) -> None:
+    """C-4.11: the look's result is in everyone's history, and the loser's bubble says he is
+    out after the look, not his last bet."""
+    hand = played(HANDS / "classic" / "c4_11_look.json")
     look = next(e for e in hand.view(None)["events"] if e["kind"] == "look")
     views = [hand.view(who) for who in (None, look["player"], look["target"])]
     page = chromium.new_page()
@@ -117,11 +124,7 @@ def test_a_look_is_written_for_everyone(web: Server, chromium: Browser) -> None:
 
 def test_a_tie_in_a_svara_says_the_next_svara(web: Server, chromium: Browser) -> None:
     """S-7.5: a tie in a Svara deals the next one at once; history and banner say so."""
-    path = HANDS / "shaha36" / "svara-tie-again.json"
-    hf = parse(json.loads(path.read_text(encoding="utf-8")))
-    hand = start(hf)
-    for action in hf.actions:
-        hand.act(action)
+    hand = played(HANDS / "shaha36" / "svara-tie-again.json")
     page = chromium.new_page()
     page.goto(web.url + "/install")
     drawn = page.evaluate(RENDER, [[{"view": hand.view("A"), "me": "A"}], list(LANGS)])
