@@ -1,0 +1,94 @@
+// How well each voice in the table reaches this page, from the RTCPeerConnection's own
+// statistics (docs/protocol.md «Voice», «The connection's mark»): per speaker the inbound
+// stream's loss and jitter, for one's own seat what the SFU reports of our outbound stream
+// (remote-inbound-rtp), and for both the round trip of the one ICE path to the SFU.
+//
+//   const watch = new QualityWatch();
+//   const marks = await watch.sample(voice);   // {name: {level, loss, jitter, rtt}}
+//   qualityMark(marks[name], t)                // the seat's mark, "" without a measure
+
+/** The three levels, best first: the mark shows 3, 2 or 1 bars (not only a colour). */
+export const LEVELS = ["good", "fair", "poor"];
+
+/** The bounds of "fair" and "poor": lost share, jitter (s), round trip (s). Opus with FEC
+ * hides a couple of per cent of loss; above ~8 % or with 60 ms of jitter speech breaks up. */
+const FAIR = { loss: 0.02, jitter: 0.03, rtt: 0.25 };
+const POOR = { loss: 0.08, jitter: 0.06, rtt: 0.5 };
+
+/** The level of one measure (0 good, 1 fair, 2 poor): the worst of its three figures. */
+export function grade({ loss = 0, jitter = 0, rtt = 0 }) {
+  const over = (bound) => loss >= bound.loss || jitter >= bound.jitter || rtt >= bound.rtt;
+  return over(POOR) ? 2 : over(FAIR) ? 1 : 0;
+}
+
+/** Keeps the counters of the last sample, so that loss is the share lost since then. */
+export class QualityWatch {
+  constructor() {
+    this.last = new Map(); // stream id → {lost, received}
+  }
+
+  /** One reading of `voice.pc`'s stats: `me` for our own uplink (as the Voice knows our
+   * name, or "me"), each slot's player for the inbound streams. */
+  async sample(voice, me = "me") {
+    if (!voice?.pc) return {};
+    const report = await voice.pc.getStats();
+    let rtt = 0;
+    report.forEach((entry) => {
+      if (entry.type === "candidate-pair" && entry.nominated && entry.state === "succeeded") {
+        rtt = entry.currentRoundTripTime ?? rtt;
+      }
+    });
+    const out = {};
+    report.forEach((entry) => {
+      if (entry.kind !== "audio") return;
+      if (entry.type === "inbound-rtp") {
+        const player = voice.slots.get(entry.mid);
+        if (!player || !entry.packetsReceived) return;
+        const loss = this.#lossSince(entry.id, entry.packetsLost || 0, entry.packetsReceived);
+        out[player] = this.#measure({ loss, jitter: entry.jitter || 0, rtt });
+      } else if (entry.type === "remote-inbound-rtp") {
+        // What the SFU's receiver reports of our mic's packets (RTCP receiver reports).
+        const own = { loss: entry.fractionLost || 0, jitter: entry.jitter || 0 };
+        out[me] = this.#measure({ ...own, rtt: entry.roundTripTime ?? rtt });
+      }
+    });
+    if (!(me in out) && rtt && voice.mic) out[me] = this.#measure({ loss: 0, jitter: 0, rtt });
+    return out;
+  }
+
+  #lossSince(id, lost, received) {
+    const before = this.last.get(id) || { lost: 0, received: 0 };
+    this.last.set(id, { lost, received });
+    const expected = lost - before.lost + (received - before.received);
+    return expected > 0 ? Math.max(0, lost - before.lost) / expected : 0;
+  }
+
+  #measure(figures) {
+    return { ...figures, level: LEVELS[grade(figures)] };
+  }
+}
+
+const BARS = [4, 8, 12]; // heights of the mark's three bars (of 14)
+
+/** A seat's quality mark: bars lit by level, its words and figures in the tooltip. */
+export function qualityMark(measure, t) {
+  if (!measure) return "";
+  const lit = 3 - LEVELS.indexOf(measure.level);
+  const bars = BARS.map(
+    (h, i) => `<rect x="${1 + i * 5}" y="${14 - h}" width="3" height="${h}" class="${i < lit ? "lit" : ""}"/>`,
+  ).join("");
+  return (
+    `<span class="mark quality q-${measure.level}" data-quality="${measure.level}" title="${qualityTitle(measure, t)}">` +
+    `<svg viewBox="0 0 16 14" aria-hidden="true">${bars}</svg></span>`
+  );
+}
+
+/** The words of a level and its figures: «Связь хорошая (потери 0 %, задержка 3 мс…)». */
+export function qualityTitle(measure, t) {
+  const figures = t("voice_q_detail", {
+    loss: Math.round(measure.loss * 100),
+    rtt: Math.round(measure.rtt * 1000),
+    jitter: Math.round(measure.jitter * 1000),
+  });
+  return `${t(`voice_q_${measure.level}`)} (${figures})`;
+}
