@@ -61,7 +61,16 @@ export class VoiceTuning {
     this.meter = null;
     this.held = false;
     this.#bind();
+    this.#showPtt();
     setInterval(() => this.#measure(), QUALITY_MS);
+    // Another language: the mic's title again (after the page's words), rows and lists anew.
+    globalThis.addEventListener("svara-settings", () => {
+      this.names = [];
+      setTimeout(() => {
+        this.#showPtt();
+        if (this.meter) this.#devices();
+      });
+    });
   }
 
   save() {
@@ -99,9 +108,11 @@ export class VoiceTuning {
     }
   }
 
-  /** With push-to-talk on, «Микрофон» of a running voice is held, not toggled. */
+  /** With push-to-talk on, «Микрофон» of a running voice with the mic on is held, not
+   * toggled (with the mic off a press still turns it on, to be held from then on). */
   holdsMic() {
-    return this.prefs.ptt && Boolean(this.voice()?.pc);
+    const voice = this.voice();
+    return this.prefs.ptt && Boolean(voice?.pc && voice.mic);
   }
 
   /** The seats' marks of this page: quality by name, and whom this listener muted. */

@@ -113,16 +113,26 @@ def sends_nothing(player: Player, witness: tuple[Player, Player]) -> None:
     assert sent(player) == before
 
 
+def voice_table(crowd: Crowd, *names: str, seats: int = 3, phone: bool = False) -> list[Player]:
+    """Players seated at a new table of the first one, each with voice on (the first on a
+    phone when `phone`, the others on desktops)."""
+    first = crowd.add(PHONE, names[0]) if phone else join(crowd, names[0])
+    if phone:
+        first.context.add_init_script(EXPOSE_VOICE)
+    players = [first, *(join(crowd, name) for name in names[1:])]
+    table = first.new_table("Голос " + first.name, "classic", seats)
+    for player in players:
+        player.open_table(table)
+        player.sit()
+        voice_on(player)
+    return players
+
+
 def test_volume_and_mute_of_each_player_are_the_listeners_own_and_kept(
     voice_crowd: Crowd,  # noqa: F811
     artifacts: Path,
 ) -> None:
-    anna, boris, vera = (join(voice_crowd, p) for p in ("Аня", "Борис", "Вера"))
-    table = anna.new_table("Громкость " + anna.name, "classic", 3)
-    for player in (anna, boris, vera):
-        player.open_table(table)
-        player.sit()
-        voice_on(player)
+    anna, boris, vera = voice_table(voice_crowd, "Аня", "Борис", "Вера")
     grows(anna, boris)
     assert volume(anna, boris) == 1.0
 
@@ -168,12 +178,7 @@ def test_volume_and_mute_of_each_player_are_the_listeners_own_and_kept(
 
 
 def test_push_to_talk_sends_the_mic_only_while_held(voice_crowd: Crowd) -> None:  # noqa: F811
-    anna, boris = join(voice_crowd, "Ёж"), join(voice_crowd, "Мария")
-    table = anna.new_table("Рация " + anna.name, "classic", 3)
-    for player in (anna, boris):
-        player.open_table(table)
-        player.sit()
-        voice_on(player)
+    anna, boris = voice_table(voice_crowd, "Ёж", "Мария")
     grows(boris, anna)
 
     # Push-to-talk on: anna's page sends nothing, yet her mic is on for the table.
@@ -192,6 +197,16 @@ def test_push_to_talk_sends_the_mic_only_while_held(voice_crowd: Crowd) -> None:
     anna.page.keyboard.up(" ")
     pw_expect(anna.page.locator("#mic")).to_have_attribute("data-talk", "off")
     sends_nothing(anna, witness=(anna, boris))
+
+    # Space on a focused button of the bar talks, and does not press the button.
+    ready = anna.bar("Готов")
+    ready.focus()
+    anna.page.keyboard.down(" ")
+    sends(anna)
+    anna.page.keyboard.up(" ")
+    sends_nothing(anna, witness=(anna, boris))
+    pw_expect(anna.page.locator(f'.seat[data-seat="{anna.name}"] .mark.ready')).to_have_count(0)
+    pw_expect(ready).to_have_count(1)
 
     # Space typed in the chat is a space, not a press of the mic.
     anna.page.click('[data-panel="chat-panel"]')
@@ -219,14 +234,7 @@ def test_push_to_talk_sends_the_mic_only_while_held(voice_crowd: Crowd) -> None:
 
 
 def test_on_a_phone_the_mic_button_is_held(voice_crowd: Crowd) -> None:  # noqa: F811
-    ivan = voice_crowd.add(PHONE, "Иван")
-    ivan.context.add_init_script(EXPOSE_VOICE)
-    maria = join(voice_crowd, "Мария")
-    table = ivan.new_table("Телефон " + ivan.name, "classic", 3)
-    for player in (ivan, maria):
-        player.open_table(table)
-        player.sit()
-        voice_on(player)
+    ivan, maria = voice_table(voice_crowd, "Иван", "Мария", phone=True)
     open_sheet(ivan)
     ivan.page.check('#voice-tuning input[name="ptt"]')
     close_sheet(ivan)
@@ -251,12 +259,7 @@ def test_meter_devices_and_quality_marks_with_screenshots(
     voice_crowd: Crowd,  # noqa: F811
     artifacts: Path,
 ) -> None:
-    anna, boris = join(voice_crowd, "Аня"), join(voice_crowd, "Борис")
-    table = anna.new_table("Голос " + anna.name, "classic", 4)
-    for player in (anna, boris):
-        player.open_table(table)
-        player.sit()
-        voice_on(player)
+    anna, boris = voice_table(voice_crowd, "Аня", "Борис", seats=4)
     grows(anna, boris)
 
     # The connection marks: by boris's seat (his stream here) and by anna's own (her uplink).
@@ -299,8 +302,19 @@ def test_meter_devices_and_quality_marks_with_screenshots(
     for size in (PHONE, {"width": 390, "height": 844}, DESKTOP):
         anna.page.set_viewport_size(size)
         anna.shot(artifacts, "voice-sheet")
-    close_sheet(anna)
+    # In English (and Bulgarian, tests/test_i18n_keys.py): the sheet and the marks' words.
     anna.page.set_viewport_size(PHONE)
+    anna.page.locator("#settings-panel").get_by_label("English").check()
+    pw_expect(anna.page.locator("#voice-tuning h3")).to_have_text("Voice")
+    pw_expect(anna.page.locator('[data-voice-device="mic"] option').first).to_have_text("Default")
+    pw_expect(anna.page.locator(f'[data-voice-mute="{boris.name}"]')).to_have_attribute(
+        "aria-label", f"Mute: {boris.name}"
+    )
+    anna.shot(artifacts, "voice-sheet-en")
+    close_sheet(anna)
+    pw_expect(
+        anna.page.locator(f'.seat[data-seat="{boris.name}"] .mark.quality')
+    ).to_have_attribute("title", re.compile(r"^Good connection \(loss 0 %"))
     anna.shot(artifacts, "voice-marks")
     anna.page.set_viewport_size(DESKTOP)
     anna.shot(artifacts, "voice-marks")
