@@ -206,9 +206,9 @@ export class Voice {
   async useMic(deviceId) {
     this.constraints = { audio: { ...this.constraints.audio, deviceId: deviceId ? { exact: deviceId } : undefined } };
     if (!this.micStream) return;
-    const old = this.micStream;
-    this.micStream = null;
-    const track = await this.#micTrack();
+    const old = this.micStream; // kept until the new one is there (it may be refused)
+    this.micStream = await navigator.mediaDevices.getUserMedia(this.constraints);
+    const track = this.micStream.getAudioTracks()[0];
     track.enabled = this.mic;
     if (this.micSender && this.mic && this.talk) await this.micSender.replaceTrack(track);
     for (const gone of old.getTracks()) gone.stop();

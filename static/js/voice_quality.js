@@ -4,8 +4,11 @@
 // (remote-inbound-rtp), and for both the round trip of the one ICE path to the SFU.
 //
 //   const watch = new QualityWatch();
-//   const marks = await watch.sample(voice);   // {name: {level, loss, jitter, rtt}}
+//   const marks = await watch.sample(voice);   // {name or OWN: {level, loss, jitter, rtt}}
 //   qualityMark(marks[name], t)                // the seat's mark, "" without a measure
+
+/** The key of one's own uplink among the players' names (a name is never empty). */
+export const OWN = "";
 
 /** The three levels, best first: the mark shows 3, 2 or 1 bars (not only a colour). */
 export const LEVELS = ["good", "fair", "poor"];
@@ -27,9 +30,9 @@ export class QualityWatch {
     this.last = new Map(); // stream id → {lost, received}
   }
 
-  /** One reading of `voice.pc`'s stats: `me` for our own uplink (as the Voice knows our
-   * name, or "me"), each slot's player for the inbound streams. */
-  async sample(voice, me = "me") {
+  /** One reading of `voice.pc`'s stats: OWN for our own uplink, each slot's player for
+   * the inbound streams. */
+  async sample(voice) {
     if (!voice?.pc) return {};
     const report = await voice.pc.getStats();
     let rtt = 0;
@@ -49,10 +52,10 @@ export class QualityWatch {
       } else if (entry.type === "remote-inbound-rtp") {
         // What the SFU's receiver reports of our mic's packets (RTCP receiver reports).
         const own = { loss: entry.fractionLost || 0, jitter: entry.jitter || 0 };
-        out[me] = this.#measure({ ...own, rtt: entry.roundTripTime ?? rtt });
+        out[OWN] = this.#measure({ ...own, rtt: entry.roundTripTime ?? rtt });
       }
     });
-    if (!(me in out) && rtt && voice.mic) out[me] = this.#measure({ loss: 0, jitter: 0, rtt });
+    if (!(OWN in out) && rtt && voice.mic) out[OWN] = this.#measure({ loss: 0, jitter: 0, rtt });
     return out;
   }
 

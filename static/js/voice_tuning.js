@@ -8,7 +8,7 @@
 // Voice object when it needs it; the Voice (voice.js) is touched only through its hooks
 // (onAudio, setTalk, useMic).
 
-import { QualityWatch, qualityMark, qualityTitle } from "./voice_quality.js";
+import { OWN, QualityWatch, qualityMark, qualityTitle } from "./voice_quality.js";
 
 const KEY = "svara.voice.tuning";
 /** How often the connection marks are measured while voice is on. */
@@ -115,15 +115,9 @@ export class VoiceTuning {
     return this.prefs.ptt && Boolean(voice?.pc && voice.mic);
   }
 
-  /** The seats' marks of this page: quality by name, and whom this listener muted. */
-  marks() {
-    return { quality: this.quality, muted: this.prefs.muted };
-  }
-
   /** One seat's marks (render.js): its connection, «заглушён здесь». */
   seatMarks(name, t, me) {
-    const key = name === me ? "me" : name;
-    let html = qualityMark(this.quality[key], t);
+    let html = qualityMark(this.quality[name === me ? OWN : name], t);
     if (this.prefs.muted[name] && name !== me) {
       html += `<span class="mark muted-here" title="${t("voice_muted_here")}">${MUTED_ICON}</span>`;
     }
@@ -230,7 +224,8 @@ export class VoiceTuning {
   async #useMic(deviceId) {
     this.prefs.mic = deviceId;
     this.save();
-    await this.voice()?.useMic(deviceId);
+    // Refused or gone meanwhile: the old mic goes on, and the list is read again.
+    await this.voice()?.useMic(deviceId).catch(() => this.#devices());
   }
 
   /** The microphones and outputs the browser names (names only once the mic was allowed). */
@@ -353,8 +348,8 @@ export class VoiceTuning {
     // Same levels: only the figures of the tooltips change, without drawing the felt again.
     const t = this.t();
     for (const mark of document.querySelectorAll(".seat .mark.quality")) {
-      const name = mark.closest(".seat").dataset.seat;
-      const measure = quality[name] ?? quality.me;
+      const seat = mark.closest(".seat");
+      const measure = quality[seat.classList.contains("me") ? OWN : seat.dataset.seat];
       if (measure) mark.title = qualityTitle(measure, t);
     }
   }

@@ -23,6 +23,7 @@ from test_browser_voice import Signalling, browser, grows, hosted, open_player
 __all__ = ["browser"]  # the Chromium fixture, shared with the other page tests
 
 SPEAKER, LISTENER = "Иван", "Мария"
+OWN = ""  # the key of the page's own uplink (voice_quality.js)
 LOSS = 0.05
 #: Audio measured at the listener: 10 s (48 kHz), about 500 packets of the speaker.
 WINDOW_SAMPLES = 480_000
@@ -112,7 +113,7 @@ def test_uplink_loss_is_not_multiplied(
 
 
 # Sample the connection marks (static/js/voice_quality.js) every 500 ms until the mark of
-# `who` ("me": the page's own uplink) is `level`; the last sample, whatever it says.
+# `who` ("": the page's own uplink, OWN) is `level`; the last sample, whatever it says.
 MARK_BECOMES = """async ([mid, speaker, who, level, ms]) => {
   const { QualityWatch } = await import("/static/js/voice_quality.js");
   voice.slots = new Map([[mid, speaker]]);  // what voice:slots says on the table page
@@ -147,10 +148,10 @@ def test_the_connection_marks_degrade_with_the_loss(
     mid = signalling.mid(LISTENER, SPEAKER)
     grows(listener, mid)
     mark_becomes(listener, mid, SPEAKER, "good")
-    mark_becomes(speaker, "", "me", "good")
+    mark_becomes(speaker, "", OWN, "good")
     signalling.relay.loss = 0.25
     heard = mark_becomes(listener, mid, SPEAKER, "poor")
     assert heard[SPEAKER]["loss"] > 0.08
-    own = mark_becomes(speaker, "", "me", "poor")
-    assert own["me"]["loss"] > 0.08
+    own = mark_becomes(speaker, "", OWN, "poor")
+    assert own[OWN]["loss"] > 0.08
     speaker.close()
