@@ -8,6 +8,7 @@
 // Voice object when it needs it; the Voice (voice.js) is touched only through its hooks
 // (onAudio, setTalk, useMic).
 
+import { storedObject } from "./settings.js";
 import { OWN, QualityWatch, qualityMark, qualityTitle } from "./voice_quality.js";
 
 const KEY = "svara.voice.tuning";
@@ -16,16 +17,11 @@ const QUALITY_MS = 2000;
 /** The push-to-talk key on a desktop (said in the sheet: voice_ptt_hint). */
 const PTT_KEY = " ";
 
-export const TUNING_DEFAULTS = Object.freeze({ volume: {}, muted: {}, mic: "", out: "", ptt: false });
+const TUNING_DEFAULTS = Object.freeze({ volume: {}, muted: {}, mic: "", out: "", ptt: false });
 
 /** The stored tuning over the defaults (wrong types dropped, volumes clamped to 0..100). */
 export function loadTuning(storage = globalThis.localStorage) {
-  let stored = {};
-  try {
-    stored = JSON.parse(storage?.getItem(KEY) || "{}") || {};
-  } catch {
-    stored = {};
-  }
+  const stored = storedObject(KEY, storage);
   const out = { ...TUNING_DEFAULTS, volume: {}, muted: {} };
   for (const [name, v] of Object.entries(stored.volume || {})) {
     if (Number.isFinite(v)) out.volume[name] = Math.min(100, Math.max(0, Math.round(v)));
