@@ -24,10 +24,15 @@ export function grade({ loss = 0, jitter = 0, rtt = 0 }) {
   return over(POOR) ? 2 : over(FAIR) ? 1 : 0;
 }
 
+/** Opus packets a second (20 ms frames, what browsers send). */
+const PACKETS_PER_S = 50;
+/** How long a stream flows before its jitter counts (see `#since`). */
+const STEADY_MS = 4000;
+
 /** Keeps the counters of the last sample, so that loss is the share lost since then. */
 export class QualityWatch {
   constructor() {
-    this.last = new Map(); // stream id → {lost, received}
+    this.last = new Map(); // stream id → {lost, packets, at, flowingSince}
   }
 
   /** One reading of `voice.pc`'s stats: OWN for our own uplink, each slot's player for
@@ -36,10 +41,11 @@ export class QualityWatch {
     if (!voice?.pc) return {};
     const report = await voice.pc.getStats();
     let rtt = 0;
+    const sent = new Map(); // outbound-rtp id → that entry (packets sent, when)
     report.forEach((entry) => {
       if (entry.type === "candidate-pair" && entry.nominated && entry.state === "succeeded") {
         rtt = entry.currentRoundTripTime ?? rtt;
-      }
+      } else if (entry.type === "outbound-rtp") sent.set(entry.id, entry);
     });
     const out = {};
     report.forEach((entry) => {
@@ -47,11 +53,14 @@ export class QualityWatch {
       if (entry.type === "inbound-rtp") {
         const player = voice.slots.get(entry.mid);
         if (!player || !entry.packetsReceived) return;
-        const loss = this.#lossSince(entry.id, entry.packetsLost || 0, entry.packetsReceived);
-        out[player] = this.#measure({ loss, jitter: entry.jitter || 0, rtt });
+        const lost = entry.packetsLost || 0;
+        const { loss, steady } = this.#since(entry.id, entry.timestamp, lost, entry.packetsReceived);
+        out[player] = this.#measure({ loss, jitter: steady ? entry.jitter || 0 : 0, rtt });
       } else if (entry.type === "remote-inbound-rtp") {
         // What the SFU's receiver reports of our mic's packets (RTCP receiver reports).
-        const own = { loss: entry.fractionLost || 0, jitter: entry.jitter || 0 };
+        const mine = sent.get(entry.localId);
+        const { steady } = mine ? this.#since(mine.id, mine.timestamp, 0, mine.packetsSent || 0) : {};
+        const own = { loss: entry.fractionLost || 0, jitter: steady ? entry.jitter || 0 : 0 };
         out[OWN] = this.#measure({ ...own, rtt: entry.roundTripTime ?? rtt });
       }
     });
@@ -59,11 +68,22 @@ export class QualityWatch {
     return out;
   }
 
-  #lossSince(id, lost, received) {
-    const before = this.last.get(id) || { lost: 0, received: 0 };
-    this.last.set(id, { lost, received });
-    const expected = lost - before.lost + (received - before.received);
-    return expected > 0 ? Math.max(0, lost - before.lost) / expected : 0;
+  /** Since the last sample of stream `id` (at `at` ms): the share of its packets lost, and
+   * whether it has flowed for STEADY_MS without a pause. When a stream starts again
+   * (push-to-talk, the mic back on) its RTP timestamps do not match the silence's length:
+   * its jitter (and the receiver reports' of it) jumps to ~0.1 s for a second or two, which
+   * says nothing of the network. */
+  #since(id, at, lost, packets) {
+    const before = this.last.get(id);
+    const now = { lost, packets, at, flowingSince: null };
+    this.last.set(id, now);
+    if (!before) return { loss: 0, steady: false };
+    const expected = lost - before.lost + (packets - before.packets);
+    const loss = expected > 0 ? Math.max(0, lost - before.lost) / expected : 0;
+    if (packets - before.packets >= 0.8 * PACKETS_PER_S * ((at - before.at) / 1000)) {
+      now.flowingSince = before.flowingSince ?? before.at;
+    }
+    return { loss, steady: now.flowingSince !== null && at - now.flowingSince >= STEADY_MS };
   }
 
   #measure(figures) {

@@ -233,7 +233,10 @@ def test_push_to_talk_sends_the_mic_only_while_held(voice_crowd: Crowd) -> None:
         assert player.errors == []
 
 
-def test_on_a_phone_the_mic_button_is_held(voice_crowd: Crowd) -> None:  # noqa: F811
+def test_on_a_phone_the_mic_button_is_held(
+    voice_crowd: Crowd,  # noqa: F811
+    artifacts: Path,
+) -> None:
     ivan, maria = voice_table(voice_crowd, "Иван", "Мария", phone=True)
     open_sheet(ivan)
     ivan.page.check('#voice-tuning input[name="ptt"]')
@@ -248,6 +251,7 @@ def test_on_a_phone_the_mic_button_is_held(voice_crowd: Crowd) -> None:  # noqa:
     pw_expect(ivan.page.locator("#mic")).to_have_attribute("data-talk", "on")
     sends(ivan)
     grows(maria, ivan)
+    ivan.shot(artifacts, "voice-ptt-held")
     screen.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
     pw_expect(ivan.page.locator("#mic")).to_have_attribute("data-talk", "off")
     pw_expect(ivan.page.locator("#mic")).to_have_attribute("aria-pressed", "true")
@@ -320,3 +324,43 @@ def test_meter_devices_and_quality_marks_with_screenshots(
     anna.shot(artifacts, "voice-marks")
     for player in (anna, boris):
         assert player.errors == []
+
+
+# Sample the connection marks every 250 ms for `ms`: the levels of `who` ("" for the page's
+# own uplink) and the largest jitter seen.
+MARKS_FOR = """async ([who, ms]) => {
+  const { QualityWatch } = await import("/static/js/voice_quality.js");
+  const watch = new QualityWatch();
+  const levels = [];
+  let jitter = 0;
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    const mark = (await watch.sample(window.voice))[who];
+    if (mark) {
+      levels.push(mark.level);
+      jitter = Math.max(jitter, mark.jitter);
+    }
+    await new Promise((wake) => setTimeout(wake, 250));
+  }
+  return { levels, jitter };
+}"""
+SPACE = "([kind]) => document.dispatchEvent(new KeyboardEvent(kind, { key: ' ', bubbles: true }))"
+
+
+def test_a_push_to_talk_press_is_not_taken_for_a_bad_connection(
+    voice_crowd: Crowd,  # noqa: F811
+) -> None:
+    """A stream that starts again shows a burst of jitter in the stats (its timestamps do not
+    match the silence); the marks leave it out, so each press does not flash «плохая»."""
+    ivan, maria = voice_table(voice_crowd, "Иван", "Мария")
+    open_sheet(ivan)
+    ivan.page.check('#voice-tuning input[name="ptt"]')
+    close_sheet(ivan)
+    for who, page in (("", ivan.page), (ivan.name, maria.page)):
+        sends_nothing(ivan, witness=(ivan, maria))
+        ivan.page.evaluate(SPACE, ["keydown"])
+        pw_expect(ivan.page.locator("#mic")).to_have_attribute("data-talk", "on")
+        seen = page.evaluate(MARKS_FOR, [who, 6000])
+        ivan.page.evaluate(SPACE, ["keyup"])
+        assert seen["levels"] and set(seen["levels"]) == {"good"}, (who, seen)
+    assert ivan.errors == [] and maria.errors == []
