@@ -36,6 +36,8 @@ SHELL = (
     "js/sound.js",
     "js/table.js",
     "js/voice.js",
+    "js/voice_quality.js",
+    "js/voice_tuning.js",
     *sorted(f"js/games/{p.name}" for p in (STATIC / "js" / "games").glob("*.js")),
     "vendor/socket.io.esm.min.js",
     "icons/icon.svg",

@@ -8,7 +8,8 @@
 // ctx:   {t, lang, settings, now, fresh (Set of names just dealt), upBefore (how many of
 //         the viewer's cards were face up before: the rest turn over), score (cards →
 //         {points, absolute, label} | null), draft ({key: amount} typed raise amounts), banner,
-//         voice ({name: {mic, listen}} of players in the voice chat), speaking (Set of names)}
+//         voice ({name: {mic, listen}} of players in the voice chat), speaking (Set of names),
+//         tuningMarks (name → this page's own voice marks of that seat, HTML)}
 
 import { cardHtml } from "./cards.js";
 import { gameOf } from "./games/index.js";
@@ -309,6 +310,9 @@ function seatHtml(seat, pos, k, state, ctx, players, last) {
   if (voice?.mic) marks.push(`<span class="mark voice" title="${t("in_voice")}">${ICON_MIC}</span>`);
   if (voice && !voice.mic) marks.push(`<span class="mark muted" title="${t("mic_off")}">${ICON_MIC_OFF}</span>`);
   if (voice && !voice.listen) marks.push(`<span class="mark deaf" title="${t("listen_off")}">${ICON_LISTEN_OFF}</span>`);
+  // This page's own: the connection's quality, «заглушён у вас» (static/js/voice_tuning.js).
+  const tuned = ctx.tuningMarks?.(seat.name);
+  if (tuned) marks.push(tuned);
   if (won) marks.push(`<span class="mark won">+${money(won)}</span>`);
   if (between && seat.ready) marks.push(`<span class="mark ready">${t("ready")}</span>`);
   if (between && seat.skipping) marks.push(`<span class="mark skip">${t("skipping")}</span>`);

@@ -12,15 +12,20 @@ export const DEFAULTS = Object.freeze({
   autoCount: false, // C-3.9: hidden by default
 });
 
+/** What this device keeps under `key` (an object; {} when missing or unreadable). */
+export function storedObject(key, storage = globalThis.localStorage) {
+  try {
+    const value = JSON.parse(storage?.getItem(key) || "{}");
+    return value && typeof value === "object" ? value : {};
+  } catch {
+    return {};
+  }
+}
+
 /** The stored settings over the defaults (unknown keys dropped, wrong types and languages
  * without a dictionary ignored). */
 export function loadSettings(storage = globalThis.localStorage) {
-  let stored = {};
-  try {
-    stored = JSON.parse(storage?.getItem(KEY) || "{}") || {};
-  } catch {
-    stored = {};
-  }
+  const stored = storedObject(KEY, storage);
   const out = { ...DEFAULTS };
   for (const [k, v] of Object.entries(DEFAULTS)) {
     if (typeof stored[k] === typeof v && (k !== "lang" || Object.hasOwn(DICTS, stored[k]))) {

@@ -10,6 +10,7 @@ import { loadSettings } from "./settings.js";
 import { play } from "./sound.js";
 import { applyProtocol, EVENTS, tableAction } from "./protocol.js";
 import { TableCheck } from "./fair.js";
+import { VoiceTuning } from "./voice_tuning.js";
 
 const $ = (sel) => document.querySelector(sel);
 const page = document.body.dataset;
@@ -44,6 +45,7 @@ function ctx() {
     banner: local.banner,
     voice: local.voice,
     speaking: local.speaking,
+    tuningMarks: (name) => tuning.seatMarks(name, t, state.me),
   };
 }
 
@@ -70,6 +72,7 @@ function draw() {
   $("#table-game").textContent = kind;
   if (game) $("#rules-link").href = withLang(`/rules/${game}`, settings.lang);
   if (state.version != null) document.body.dataset.version = state.version;
+  if (!$("#settings-panel").hidden) tuning.players(othersSeated());
 }
 
 function showBanner(banner) {
@@ -345,6 +348,8 @@ function togglePanel(name) {
   for (const panel of document.querySelectorAll(".panel")) {
     panel.hidden = panel.id !== name || !panel.hidden;
   }
+  if ($("#settings-panel").hidden) tuning.close();
+  else tuning.open(othersSeated());
   if (!$("#chat-panel").hidden) {
     unread = 0;
     showUnread();
@@ -387,6 +392,20 @@ const VOICE_KEY = `svara.voice.${tableId}`;
 function seated() {
   return state.seats.some((seat) => seat?.name === state.me);
 }
+
+/** The players the voice sheet lists: the others seated, bots left out (they do not talk). */
+function othersSeated() {
+  return state.seats.filter((seat) => seat && !seat.bot && seat.name !== state.me).map((seat) => seat.name);
+}
+
+/** The listener's own volumes, devices, push-to-talk and the seats' connection marks. */
+const tuning = new VoiceTuning({
+  root: $("#voice-tuning"),
+  micButton: $("#mic"),
+  voice: () => voice,
+  t: () => t,
+  onMarks: () => draw(),
+});
 
 /** The voice marks by the seats are for the seated (C-8.3), in the voice or not: seated (on
  * opening the table, after sitting down, after a reconnect) the page asks who is in the voice
@@ -463,6 +482,9 @@ async function startVoice(mic) {
   voice = new Voice({
     table: tableId,
     signal: (event, payload) => socket.timeout(10000).emitWithAck(event, payload),
+    constraints: tuning.constraints(),
+    onAudio: () => tuning.apply(voice),
+    onSlots: () => tuning.apply(voice),
     onState: (s) => {
       if (String(s).startsWith("failed")) toast(t("voice_failed"));
       // Dropped and connecting again by itself: said until the voice is back.
@@ -477,6 +499,7 @@ async function startVoice(mic) {
       draw();
     },
   });
+  tuning.prepare(voice);
   await voice.start({ mic });
   sessionStorage.setItem(VOICE_KEY, "on");
 }
@@ -503,7 +526,8 @@ async function toggleVoice(which) {
   showVoice();
 }
 
-$("#mic").addEventListener("click", () => toggleVoice("mic"));
+// With push-to-talk a running voice's «Микрофон» is held, not pressed (voice_tuning.js).
+$("#mic").addEventListener("click", () => tuning.holdsMic() || toggleVoice("mic"));
 $("#listen").addEventListener("click", () => toggleVoice("listen"));
 for (const event of ["voice:slots", "voice:peer", "voice:restart"]) {
   socket.on(event, (payload) => voice?.handle(event, payload));

@@ -13,6 +13,10 @@
 //   await voice.start({ mic: false });  // listen only: the mic is opened at setMic(true)
 //   voice.setMic(false); voice.setListen(false); voice.stop();
 //
+// The listener's own tuning (volumes, output device, push-to-talk, the microphone chosen:
+// static/js/voice_tuning.js) goes through three narrow hooks: `onAudio` for each slot's
+// <audio>, `setTalk` (push-to-talk lets the mic through only while held) and `useMic`.
+//
 // Who is in the voice and who speaks (voice:member, voice:levels, voice:members) are the
 // table page's marks, shown to every seated page whether it joined or not: not handled here.
 
@@ -70,21 +74,24 @@ export class Voice {
    * @param {(state: string) => void} [options.onState]  connecting/connected/failed/closed
    * @param {(members: object) => void} [options.onMembers]  {name: {mic, listen}} of everyone
    *   in the voice when we join (later changes come as the table's voice:member events)
+   * @param {(element: HTMLAudioElement) => void} [options.onAudio]  each slot's new <audio>
    * @param {HTMLElement} [options.audioParent]  where the slots' <audio> elements go
    * @param {MediaStreamConstraints} [options.constraints]
    */
-  constructor({ table, signal, onSlots, onState, onMembers, audioParent, constraints }) {
+  constructor({ table, signal, onSlots, onState, onMembers, onAudio, audioParent, constraints }) {
     this.table = table;
     this.signal = signal;
     this.onSlots = onSlots || (() => {});
     this.onState = onState || (() => {});
     this.onMembers = onMembers || (() => {});
+    this.onAudio = onAudio || (() => {});
     this.audioParent = audioParent || document.body;
     this.constraints = constraints || {
       audio: { echoCancellation: true, noiseSuppression: true, autoGainControl: true },
     };
     this.mic = true;
     this.listen = true;
+    this.talk = true; // the mic is let through (push-to-talk: only while held)
     this.pc = null;
     this.micStream = null;
     this.micSender = null;
@@ -123,7 +130,8 @@ export class Voice {
       else this.onState(pc.connectionState);
     });
     // Without a track (mic off) the sender sends nothing until setMic(true) gives it one.
-    this.micSender = pc.addTransceiver(track || "audio", { direction: "sendonly" }).sender;
+    const sent = this.talk ? track : null;
+    this.micSender = pc.addTransceiver(sent || "audio", { direction: "sendonly" }).sender;
     const slots = [];
     for (let i = 0; i < config.slots; i += 1) {
       slots.push(pc.addTransceiver("audio", { direction: "recvonly" }));
@@ -169,6 +177,7 @@ export class Voice {
     element.srcObject = new MediaStream([transceiver.receiver.track]);
     this.audioParent.appendChild(element);
     this.audio.set(transceiver.mid, element);
+    this.onAudio(element);
   }
 
   /** Mic off: no packets at all (replaceTrack(null)); the server stops forwarding too. */
@@ -176,12 +185,33 @@ export class Voice {
     this.mic = on;
     if (on) {
       const track = await this.#micTrack();
-      if (this.micSender) await this.micSender.replaceTrack(track);
+      if (this.micSender) await this.micSender.replaceTrack(this.talk ? track : null);
     } else {
       if (this.micStream) for (const track of this.micStream.getAudioTracks()) track.enabled = false;
       if (this.micSender) await this.micSender.replaceTrack(null);
     }
     await ask(this.signal, "voice:mic", { table: this.table, on });
+  }
+
+  /** Push-to-talk: while not held the sender carries nothing (no packets, as with the mic
+   * off), but the mic stays open and on for the table — no voice:mic, no prompt. */
+  async setTalk(on) {
+    this.talk = on;
+    if (!this.mic || !this.micSender) return;
+    await this.micSender.replaceTrack(on ? await this.#micTrack() : null);
+  }
+
+  /** Another microphone (`deviceId` of enumerateDevices, "" for the default): the sender's
+   * track is replaced in place, no renegotiation; kept for later connections. */
+  async useMic(deviceId) {
+    this.constraints = { audio: { ...this.constraints.audio, deviceId: deviceId ? { exact: deviceId } : undefined } };
+    if (!this.micStream) return;
+    const old = this.micStream; // kept until the new one is there (it may be refused)
+    this.micStream = await navigator.mediaDevices.getUserMedia(this.constraints);
+    const track = this.micStream.getAudioTracks()[0];
+    track.enabled = this.mic;
+    if (this.micSender && this.mic && this.talk) await this.micSender.replaceTrack(track);
+    for (const gone of old.getTracks()) gone.stop();
   }
 
   /** Listen off: the server forwards nothing to us, and our slots are muted here too. */

@@ -1,9 +1,10 @@
 """Real Chromium pages with fake microphones talking through the real SFU (C-8.3).
 
-A tiny loopback HTTP server plays the web process: it serves static/js/voice.js and a bare
-page, and relays the page's signalling to `app.voice.VoiceHub` (which supervises the
-SFU process). Chromium runs headless with a fake audio device; RTCPeerConnection stats
-(bytes and audio energy per receive slot) show who hears whom.
+A tiny loopback HTTP server plays the web process: it serves static/js/voice.js (and the
+connection marks' voice_quality.js) and a bare page, and relays the page's signalling to
+`app.voice.VoiceHub` (which supervises the SFU process). Chromium runs headless with a
+fake audio device; RTCPeerConnection stats (bytes and audio energy per receive slot) show
+who hears whom.
 """
 
 from __future__ import annotations
@@ -90,8 +91,12 @@ class Signalling:
 SignallingT = TypeVar("SignallingT", bound=Signalling)
 
 
+#: The page's modules served here: the voice client and the connection's marks.
+SCRIPTS = ("voice.js", "voice_quality.js")
+
+
 def serve(signalling: Signalling) -> ThreadingHTTPServer:
-    script = (ROOT / "static" / "js" / "voice.js").read_bytes()
+    scripts = {f"/static/js/{n}": (ROOT / "static" / "js" / n).read_bytes() for n in SCRIPTS}
 
     class Handler(BaseHTTPRequestHandler):
         def _send(self, body: bytes, kind: str) -> None:
@@ -102,8 +107,8 @@ def serve(signalling: Signalling) -> ThreadingHTTPServer:
             self.wfile.write(body)
 
         def do_GET(self) -> None:
-            if self.path == "/static/js/voice.js":
-                self._send(script, "text/javascript")
+            if self.path in scripts:
+                self._send(scripts[self.path], "text/javascript")
             else:
                 self._send(PAGE.encode(), "text/html; charset=utf-8")
 

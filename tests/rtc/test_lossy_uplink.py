@@ -23,6 +23,7 @@ from test_browser_voice import Signalling, browser, grows, hosted, open_player
 __all__ = ["browser"]  # the Chromium fixture, shared with the other page tests
 
 SPEAKER, LISTENER = "Иван", "Мария"
+OWN = ""  # the key of the page's own uplink (voice_quality.js)
 LOSS = 0.05
 #: Audio measured at the listener: 10 s (48 kHz), about 500 packets of the speaker.
 WINDOW_SAMPLES = 480_000
@@ -108,4 +109,49 @@ def test_uplink_loss_is_not_multiplied(
     assert 0.03 < applied < 0.07
     assert concealed <= 1.5 * applied
     assert after["lost"] > before["lost"]  # the gaps reach her browser as gaps
+    speaker.close()
+
+
+# Sample the connection marks (static/js/voice_quality.js) every 500 ms until the mark of
+# `who` ("": the page's own uplink, OWN) is `level`; the last sample, whatever it says.
+MARK_BECOMES = """async ([mid, speaker, who, level, ms]) => {
+  const { QualityWatch } = await import("/static/js/voice_quality.js");
+  voice.slots = new Map([[mid, speaker]]);  // what voice:slots says on the table page
+  const watch = new QualityWatch();
+  const end = Date.now() + ms;
+  let marks = {};
+  while (Date.now() < end) {
+    await new Promise((wake) => setTimeout(wake, 500));
+    marks = await watch.sample(voice);
+    if (marks[who]?.level === level) break;
+  }
+  return marks;
+}"""
+
+
+def mark_becomes(page: Page, mid: str, who: str, level: str) -> dict[str, Any]:
+    marks: dict[str, Any] = page.evaluate(MARK_BECOMES, [mid, SPEAKER, who, level, 20_000])
+    assert marks.get(who, {}).get("level") == level, marks
+    return marks
+
+
+def test_the_connection_marks_degrade_with_the_loss(
+    relayed_site: tuple[str, RelayedSignalling], browser: Browser
+) -> None:
+    """A clean link marks «Иван» good at «Мария»'s page and on his own; a quarter of his
+    packets lost, both marks turn poor (the listener's from her inbound stream's loss, his
+    from what the SFU's receiver reports of his uplink)."""
+    base, signalling = relayed_site
+    signalling.relay.loss = 0.0
+    speaker = open_player(browser, base, quote(SPEAKER))
+    listener = open_player(browser, base, quote(LISTENER))
+    mid = signalling.mid(LISTENER, SPEAKER)
+    grows(listener, mid)
+    mark_becomes(listener, mid, SPEAKER, "good")
+    mark_becomes(speaker, "", OWN, "good")
+    signalling.relay.loss = 0.25
+    heard = mark_becomes(listener, mid, SPEAKER, "poor")
+    assert heard[SPEAKER]["loss"] > 0.08
+    own = mark_becomes(speaker, "", OWN, "poor")
+    assert own[OWN]["loss"] > 0.08
     speaker.close()
