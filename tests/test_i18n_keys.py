@@ -89,3 +89,15 @@ def test_every_hand_name_the_engine_gives_has_its_words() -> None:
     assert {"три шахи", "старшие трынки"} <= names
     for lang, words in dictionaries().items():
         assert sorted(names - set(words)) == [], lang
+
+
+def test_every_player_state_a_replay_shows_has_its_words() -> None:
+    """The replay page (/hands/<id>) names each player's state in the page's language: every
+    state an engine's view gives, over every hand file, is a `hand.state.*` key of every
+    dictionary (not «active» on a Russian page)."""
+    from tests.browser.test_words import every_view
+
+    states = {p["state"] for case in every_view() for p in case["view"]["players"]}
+    assert {"active", "folded", "playing", "shown"} <= states
+    for lang, words in dictionaries().items():
+        assert sorted(f"hand.state.{s}" for s in states if f"hand.state.{s}" not in words) == [], lang

@@ -41,7 +41,7 @@ function draw() {
     ...view.players.map((p) => {
       const tr = document.createElement("tr");
       tr.dataset.player = p.name;
-      tr.append(cell(p.name), cell(String(p.balance), "balance"), cell(p.state, "state"));
+      tr.append(cell(p.name), cell(String(p.balance), "balance"), cell(t(`hand.state.${p.state}`), "state"));
       const cards = cell("", "cards");
       for (const c of p.cards || []) {
         const span = document.createElement("span");

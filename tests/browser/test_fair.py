@@ -147,6 +147,9 @@ def test_a_hand_checked_at_the_table_and_in_my_hands(
     expect(page.locator("#step-count")).to_have_text(f"Шаг 1 из {_steps(page)}")
     mine = page.locator(f'#step-players tr[data-player="{ivan.name}"] .replay-card[data-card]')
     expect(mine).to_have_count(3)  # his own cards as dealt
+    states = page.locator("#step-players td.state")  # in his words, not the engine's
+    expect(states.first).to_have_text("в игре")
+    assert not {"active", "folded", "out"} & set(states.all_text_contents())
     page.click("#step-forward")
     expect(page.locator("#step-count")).to_contain_text("Шаг 2 из")
     expect(page.locator("#step-action")).to_contain_text(":")
