@@ -553,3 +553,31 @@ def test_translated_pages_never_show_their_russian_words_first(
         assert page.evaluate("() => window.__svara.atBody") is False
     finally:
         context.close()
+
+
+HEADER_FITS = """() => {
+  const header = document.querySelector(".site-header");
+  const items = [...header.querySelectorAll(".site-name, .site-nav > :not(form), .site-nav button")];
+  return items.map((el) => {
+    const words = document.createRange();
+    words.selectNodeContents(el);
+    const tops = new Set([...words.getClientRects()].map((r) => Math.round(r.top)));
+    return { text: el.textContent.trim(), lines: tops.size,
+             right: el.getBoundingClientRect().right, width: innerWidth };
+  });
+}"""
+
+
+@pytest.mark.parametrize("label", ["Русский", "English", "Български"])
+def test_the_header_fits_a_phone_on_one_line(crowd: Crowd, artifacts: Path, label: str) -> None:
+    """At 360 px every item of the header («Мои раздачи», «Выйти», a long name) stays on one
+    line inside the screen, in every language."""
+    maria = crowd.add(PHONE, "Мария-Антуанетта")
+    page = maria.page
+    choose_language(page, crowd.server.url, label)
+    page.goto(crowd.server.url + "/")
+    items = page.evaluate(HEADER_FITS)
+    assert len(items) >= 4
+    for item in items:
+        assert item["lines"] == 1 and item["right"] <= item["width"] == PHONE["width"], item
+    maria.shot(artifacts, f"header-{label}")
