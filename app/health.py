@@ -50,7 +50,7 @@ def health() -> tuple[dict[str, Any], bool]:
     """Each part's state and whether all are fine: the database answers a query; the voice
     SFU answers its `ping` (unless voice is off in the settings)."""
     from app.models.db import get_db
-    from app.tables.voice import EXTENSION as VOICE
+    from app.voice.sockets import EXTENSION as VOICE
 
     body: dict[str, Any] = {}
     try:

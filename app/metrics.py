@@ -56,7 +56,7 @@ class AppCollector(Collector):
     def collect(self) -> Iterator[Metric]:
         from app.auth.presence import EXTENSION as PRESENCE
         from app.tables import EXTENSION as TABLES
-        from app.tables.voice import EXTENSION as VOICE
+        from app.voice.sockets import EXTENSION as VOICE
 
         extensions = self.app.extensions
         yield GaugeMetricFamily(
@@ -97,7 +97,7 @@ class AppCollector(Collector):
 
 def voice_stats(hub: Any) -> dict[str, int] | None:
     """The SFU's counts (rtc/sfu.py `stats`), or None when voice is off or down."""
-    from app.voice import VoiceError, VoiceUnavailable
+    from app.voice.client import VoiceError, VoiceUnavailable
 
     if hub is None or hub.supervisor is None:
         return None

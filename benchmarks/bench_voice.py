@@ -27,8 +27,8 @@ import time
 from pathlib import Path
 
 from rtc import passthrough
-from rtc.client import EncodedToneTrack, Participant, SfuConnection
 from rtc.ice import offer_addresses
+from tests.voicekit import EncodedToneTrack, Participant, SfuConnection
 
 WARMUP = 3.0
 PACKETS_PER_SECOND = 50  # 20 ms Opus frames

@@ -180,7 +180,7 @@ def init_app(app: Flask) -> None:
     bots = app.extensions[EXTENSION] = BotSeats(
         app.extensions[TABLES], app.extensions[DB], (float(low), float(high))
     )
-    app.extensions[TABLES].on_close.append(bots.closed)
+    app.extensions[TABLES].hooks.closed.append(bots.closed)
     app.register_blueprint(bp)
     protocol.on("table:bots", _toggle, required={"table": int, "fill": bool})
 

@@ -243,7 +243,7 @@ class BotSeats:
                 ledger.return_bot(s, bot_id)
 
     def closed(self, table_id: int) -> None:
-        """A table closed for good (`Tables.on_close`): its bots are gone (their stacks went
+        """A table closed for good (`Hooks.closed`): its bots are gone (their stacks went
         to their balances) and give the house its money back."""
         for sid, (at, _) in list(self.bots.items()):
             if at == table_id:

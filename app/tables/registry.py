@@ -53,11 +53,8 @@ class Tables:
         self._tables: dict[int, LiveTable] = {}
         self._closed: set[int] = set()  # closed by this process: `get` never loads them
         self._lock = threading.Lock()
-        # Called with the id of each table closed for good (the voice chat ends its room).
-        self.on_close: list[Callable[[int], None]] = []
-        # Called with a table's id after its seats or queue changed and the lobby was told,
-        # under the table's lock, in order with the changes (the voice chat's members).
-        self.on_seats_changed: list[Callable[[int], None]] = []
+        # What the voice chat and the bots follow of every table (runtime.py `Hooks`).
+        self.hooks = self.services.hooks
 
     def get(self, table_id: int) -> LiveTable:
         """The live table, loaded on first use; `not_found` for an unknown or closed one."""
@@ -98,8 +95,8 @@ class Tables:
             with self._lock:
                 self._closed.discard(table_id)
             raise
-        for listener in self.on_close:
-            listener(table_id)
+        for hook in self.hooks.closed:
+            hook(table_id)
         return closed
 
     def live(self) -> list[LiveTable]:
@@ -120,8 +117,6 @@ class Tables:
             except Exception as failure:  # locked or full: only the lobby's count waits
                 log.warning("table %s: occupancy not stored: %s", table_id, failure)
         publish(table_id)
-        for hook in self.on_seats_changed:
-            hook(table_id)
 
     # --- connections --------------------------------------------------------------------
     def connected(self, player: Player, sid: str, table: int | None) -> None:

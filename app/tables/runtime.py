@@ -10,7 +10,9 @@ and `News` (watchers.py) and the viewer projection (view.py, a pure function of 
 `Snapshot`). What crosses parts — standing up a player who plays in the hand, the end of a
 hand, a timer's expiry — is decided here. Each change bumps `version` and sends every
 watcher his own state. Readers outside (the bots, the voice chat, the admin) get a
-`snapshot()` or a method, never the lock.
+`snapshot()` or a method, never the lock; the features that follow every table subscribe
+to its `Hooks` (a seat freed, the table closed) and the voice chat's marks are read into
+each snapshot.
 
 Why ~500 lines: every public operation of a table is here, each short, because each takes
 the lock, may cross parts, and ends in one `_changed`; split over files, one table's order
@@ -24,7 +26,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from app.chat import Chat, ChatRefused
@@ -46,6 +48,25 @@ log = logging.getLogger(__name__)
 RESTARTED = "the server restarted; the hand goes on and every timer starts again"
 
 
+def no_voice(table: int) -> Mapping[str, Mapping[str, bool]]:
+    """`Hooks.voice` while no voice chat runs (the admin CLI, voice off): nobody is in it."""
+    return {}
+
+
+@dataclass
+class Hooks:
+    """What the features beside the tables follow of every table of the process (the voice
+    chat, app/voice/sockets.py; the bots). `seat_freed(table, name)` is called by the owner
+    under the table's lock whenever a seat empties, for any reason, before the change's
+    state is sent; `closed(table)` by the registry once a table closed for good. `voice` is
+    read into every snapshot: each voice member's `{"in", "mic", "listen"}`, kept by the
+    voice chat, which calls `LiveTable.voice_changed` when they change."""
+
+    seat_freed: list[Callable[[int, str], None]] = field(default_factory=list)
+    closed: list[Callable[[int], None]] = field(default_factory=list)
+    voice: Callable[[int], Mapping[str, Mapping[str, bool]]] = no_voice
+
+
 @dataclass
 class Services:
     """What every table of the process shares."""
@@ -54,7 +75,8 @@ class Services:
     scheduler: Scheduler
     emit: Callable[..., None]  # socketio.emit
     chat: Callable[[int], Chat]  # a table's chat, kept in the database (C-8.4)
-    seats_changed: Callable[[int], None]  # the registry's hook (lobby, voice)
+    seats_changed: Callable[[int], None]  # the registry's: occupancy stored, the lobby told
+    hooks: Hooks = field(default_factory=Hooks)
 
 
 class LiveTable:
@@ -137,7 +159,7 @@ class LiveTable:
 
     def audience(self, name: str | None) -> list[str]:
         """The sockets watching as `name`, or (None) as any seated player: the voice
-        chat's (app/tables/voice.py). Without the lock, from a copy, as a reader outside
+        chat's (app/voice/sockets.py). Without the lock, from a copy, as a reader outside
         the table's turn may read (the voice's own task calls it)."""
         return [
             sid
@@ -176,6 +198,7 @@ class LiveTable:
                 hand=play.hand,
                 fair_next=gathering.fairness.next.commit,
                 hand_id=play.hand_id,
+                voice=dict(self.services.hooks.voice(self.id)),
                 now=time.time(),
             )
 
@@ -304,6 +327,8 @@ class LiveTable:
             return [Event("leaving", member.name, {"why": why}), *self._advance()]
         event = self.seating.free(member, why)
         self.gathering.forget(member.name)
+        for hook in self.services.hooks.seat_freed:
+            hook(self.id, member.name)
         return [event, *self.seating.seat_from_queue()]
 
     def stand(self, person: Person) -> None:
@@ -524,6 +549,12 @@ class LiveTable:
             payload = {"table": self.id, **line.as_json()}
             for watcher, _ in self.watching.items():
                 self.watching.send(watcher, "table:chat", payload)
+
+    # --- voice (C-8.3) -------------------------------------------------------------------
+    def voice_changed(self) -> None:
+        """Someone's voice marks changed (`Hooks.voice`): a new version shows them."""
+        with self.lock:
+            self._changed([])
 
     # --- publishing ---------------------------------------------------------------------
     def _changed(self, events: list[Event], skip: str | None = None) -> None:

@@ -61,6 +61,7 @@ class Snapshot:
     hand: Hand | None
     fair_next: str  # the next hand's shuffle commitment (docs/fairness.md)
     hand_id: int | None
+    voice: Mapping[str, Mapping[str, bool]]  # each voice member's {"in", "mic", "listen"}
     now: float
 
     def member(self, name: str | None) -> Sitter | None:
@@ -70,13 +71,20 @@ class Snapshot:
         return [s for s in self.seats if s is not None]
 
 
+#: A seat's `voice` for a player who is not in the voice chat and kept no toggle.
+NO_VOICE = {"in": False, "mic": True, "listen": True}
+
+
 @dataclass
 class Told:
     """What one version's `table:state` tells every viewer alike. `head` runs from `table`
-    to `queue`, `tail` holds `turn`, `last` and `history`; `public_hand` is the hand as
-    every non-participant sees it (`view(None)`), made on first need."""
+    to `queue`, with each seat's `voice` null; `voiced` are the same seats with their voice
+    marks, for the seated viewers only (C-8.3: the voice is the seated players'); `tail`
+    holds `turn`, `last` and `history`; `public_hand` is the hand as every non-participant
+    sees it (`view(None)`), made on first need."""
 
     head: dict[str, Any]
+    voiced: list[dict[str, Any] | None]
     gathering: dict[str, Any] | None
     tail: dict[str, Any]
     public_hand: dict[str, Any] | None = None
@@ -86,6 +94,22 @@ def told(snap: Snapshot) -> Told:
     """The parts of this version's state that are the same for every viewer."""
     history = [a.as_json() for a in snap.actions]
     variant = snap.variant
+    seats: list[dict[str, Any] | None] = [
+        None
+        if m is None
+        else {
+            "seat": m.seat,
+            "name": m.name,
+            "money": snap.money.get(m.name, 0),
+            "connected": m.name in snap.connected,
+            "answer": m.answer,
+            "leaving": m.leaving,
+            "bot": m.name in snap.bots,
+            "avatar": snap.bots.get(m.name),
+            "voice": None,
+        }
+        for m in snap.seats
+    ]
     head = {  # the page draws the table from the state alone (docs/protocol.md)
         "table": snap.table,
         "version": snap.version,
@@ -104,26 +128,17 @@ def told(snap: Snapshot) -> Told:
         # Between hands, who would deal if the hand started now (C-2.3, C-1.5).
         "next_dealer": snap.next_dealer,
         "notice": snap.notice,
-        "seats": [
-            None
-            if m is None
-            else {
-                "seat": m.seat,
-                "name": m.name,
-                "money": snap.money.get(m.name, 0),
-                "connected": m.name in snap.connected,
-                "answer": m.answer,
-                "leaving": m.leaving,
-                "bot": m.name in snap.bots,
-                "avatar": snap.bots.get(m.name),
-            }
-            for m in snap.seats
-        ],
+        "seats": seats,
         "queue": list(snap.queue),
     }
+    voiced = [
+        None if seat is None else {**seat, "voice": dict(snap.voice.get(seat["name"], NO_VOICE))}
+        for seat in seats
+    ]
     turn = snap.turn
     return Told(
         head=head,
+        voiced=voiced,
         gathering=None
         if snap.gathering is None
         else {"deadline": snap.gathering[0], "extended": snap.gathering[1]},
@@ -144,6 +159,7 @@ def state(told: Told, snap: Snapshot, name: str | None, events: list[Event]) -> 
     queued: list[str] = told.head["queue"]
     return {
         **told.head,
+        "seats": told.voiced if member else told.head["seats"],
         "you": {
             "name": name,
             "seat": member.seat if member else None,

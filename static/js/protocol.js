@@ -48,6 +48,7 @@ export function applyProtocol(state, msg, nowMs) {
           leaving: s.leaving,
           bot: Boolean(s.bot),
           avatar: s.avatar ?? null,
+          voice: s.voice ?? null,
         }
       : null,
   );

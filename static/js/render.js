@@ -2,14 +2,14 @@
 // page. No DOM, no clock, no sockets here: table.js feeds it, tests feed it fixture views.
 //
 // state: {table: {id, name, game, seats, ante}, seats: [{name, balance, connected, ready,
-//         skipping, bot, avatar} | null], queue, me, view (the engine's view of `me`, or
+//         skipping, bot, avatar, voice ({in, mic, listen}; null for a spectator)} | null], queue, me, view (the engine's view of `me`, or
 //         null between hands), between: [{do, price}] (table-level choices), deadlines:
 //         {name: {at, total}} (client ms)}
 // ctx:   {t, lang, settings, now, fresh (Set of names just dealt), upBefore (how many of
 //         the viewer's cards were face up before: the rest turn over), score (cards →
 //         {points, absolute, label} | null), draft ({key: amount} typed raise amounts), banner,
-//         voice ({name: {mic, listen}} of players in the voice chat), speaking (Set of names),
-//         tuningMarks (name → this page's own voice marks of that seat, HTML)}
+//         speaking (Set of names), tuningMarks (name → this page's own voice marks of that seat,
+//         HTML)}
 
 import { cardHtml } from "./cards.js";
 import { gameOf } from "./games/index.js";
@@ -306,7 +306,7 @@ function seatHtml(seat, pos, k, state, ctx, players, last) {
   const shownScore = p && showdownScore(view, p, t);
   if (shownScore) marks.push(`<span class="mark points">${esc(shownScore)}</span>`);
   // In the voice: the mic icon, crossed out while the mic is off; and the crossed speaker.
-  const voice = ctx.voice?.[seat.name];
+  const voice = seat.voice?.in ? seat.voice : null;
   if (voice?.mic) marks.push(`<span class="mark voice" title="${t("in_voice")}">${ICON_MIC}</span>`);
   if (voice && !voice.mic) marks.push(`<span class="mark muted" title="${t("mic_off")}">${ICON_MIC_OFF}</span>`);
   if (voice && !voice.listen) marks.push(`<span class="mark deaf" title="${t("listen_off")}">${ICON_LISTEN_OFF}</span>`);

@@ -23,10 +23,9 @@ document.documentElement.classList.toggle("four-colour", settings.fourColour);
 const regions = { felt: $("#felt"), hand: $("#hand"), actions: $("#actions"), dialog: $("#dialog"), history: $("#history-list"), buyIn: $("#buy-in .buy-in-timer") };
 const drawn = {};
 
-// voice: {name: {mic, listen}} of the table's voice (voice:members, voice:member); voiceAsked:
-// whether voice:members was asked since this page last sat down or (re)connected; voiceSince:
-// the voice:member events that came while it was asked (null when none is asked).
-const local = { fresh: new Set(), upBefore: 3, draft: {}, banner: null, score: null, voice: {}, voiceAsked: false, voiceSince: null, speaking: new Set() };
+// speaking: the names whose seats glow (voice:levels); who is in the voice and the toggles
+// are each seat's `voice` in the table state.
+const local = { fresh: new Set(), upBefore: 3, draft: {}, banner: null, score: null, speaking: new Set() };
 /** Everything the server told us, in the shape render.js reads (protocol.js makes it). */
 let state = { table: { id: tableId, name: "", game: "", seats: 0 }, seats: [], queue: 0, me: null, view: null, between: [], deadlines: {} };
 let bannerTimer = 0;
@@ -43,7 +42,6 @@ function ctx() {
     score: local.score,
     draft: local.draft,
     banner: local.banner,
-    voice: local.voice,
     speaking: local.speaking,
     tuningMarks: (name) => tuning.seatMarks(name, t, state.me),
   };
@@ -208,7 +206,6 @@ socket.on("connect", () =>
     if (!ack?.state) return;
     $("#chat-list").replaceChildren();
     for (const line of ack.chat || []) chatLine(line);
-    local.voiceAsked = false; // voice:member events may have been missed while away
     receive(ack.state);
     // Back after a reload with voice on: the server kept the toggles (voice:join).
     if (seated() && !voice && sessionStorage.getItem(VOICE_KEY)) {
@@ -407,45 +404,17 @@ const tuning = new VoiceTuning({
   onMarks: () => draw(),
 });
 
-/** The voice marks by the seats are for the seated (C-8.3), in the voice or not: seated (on
- * opening the table, after sitting down, after a reconnect) the page asks who is in the voice
- * (docs/protocol.md «voice:members»); stood up, kicked or timed out, it forgets them (no more
- * voice events come) and its own voice ends. */
+/** The voice marks by the seats come with each seat in the table state, for the seated
+ * only (C-8.3, docs/protocol.md «table:state»). Whoever is not in the voice (any more) stops
+ * glowing; stood up, kicked or timed out, this page's own voice ends. */
 function followSeat() {
-  if (seated()) {
-    if (!local.voiceAsked) askMembers();
-    return;
+  for (const name of local.speaking) {
+    if (!state.seats.some((seat) => seat?.name === name && seat.voice?.in)) setSpeaking(name, false);
   }
-  local.voiceAsked = false;
-  local.voice = {};
-  for (const name of local.speaking) setSpeaking(name, false);
-  if (voice?.pc) {
+  if (!seated() && voice?.pc) {
     voice.close();
     showVoice();
   }
-}
-
-/** The reply is who was in the voice when the server read it; a voice:member event sent
- * before the reply may be newer (another player's toggle at that moment), so the events that
- * came meanwhile are applied again over it, in order. */
-function askMembers() {
-  local.voiceAsked = true;
-  local.voiceSince = [];
-  socket.emit("voice:members", { table: tableId }, (ack) => {
-    const since = local.voiceSince || [];
-    local.voiceSince = null;
-    if (!ack?.ok || !seated()) return;
-    local.voice = { ...ack.members };
-    for (const m of since) applyMember(m);
-    draw();
-  });
-}
-
-function applyMember(m) {
-  if (m.gone) {
-    delete local.voice[m.player];
-    setSpeaking(m.player, false);
-  } else local.voice[m.player] = { mic: m.mic, listen: m.listen };
 }
 
 /** The speaking glow of a seat (ui.md), set at once: levels come up to five times a second. */
@@ -492,12 +461,6 @@ async function startVoice(mic) {
       else if (s === "connected" && $("#toast").dataset.stay) toast("");
       showVoice();
     },
-    // Everyone's toggles as the voice:join reply has them: the icons of those who joined
-    // before us, who may not toggle again (voice:member events keep them current after).
-    onMembers: (members) => {
-      local.voice = { ...members };
-      draw();
-    },
   });
   tuning.prepare(voice);
   await voice.start({ mic });
@@ -532,14 +495,7 @@ $("#listen").addEventListener("click", () => toggleVoice("listen"));
 for (const event of ["voice:slots", "voice:peer", "voice:restart"]) {
   socket.on(event, (payload) => voice?.handle(event, payload));
 }
-// The table's voice events reach every seated page, in the voice or not: the marks by the
-// seats (who is in it, mic off, not listening) and who speaks.
-socket.on("voice:member", (m) => {
-  if (m.table !== tableId) return;
-  local.voiceSince?.push(m);
-  applyMember(m);
-  draw();
-});
+// Who speaks reaches every seated page, in the voice or not: the glow of the seats.
 socket.on("voice:levels", (m) => {
   if (m.table !== tableId) return;
   for (const [name, level] of Object.entries(m.levels)) setSpeaking(name, level > 0.08);

@@ -7,7 +7,7 @@
 // gives, normally its Socket.IO connection with acks (docs/voice-protocol.md):
 //
 //   const voice = new Voice({ table, signal: (event, payload) => emitWithAck(event, payload),
-//                             onSlots, onState, onMembers });
+//                             onSlots, onState });
 //   socket.on("voice:slots", (p) => voice.handle("voice:slots", p));   // and the others
 //   await voice.start();          // from a click: it asks for the mic and starts playback
 //   await voice.start({ mic: false });  // listen only: the mic is opened at setMic(true)
@@ -17,8 +17,8 @@
 // static/js/voice_tuning.js) goes through three narrow hooks: `onAudio` for each slot's
 // <audio>, `setTalk` (push-to-talk lets the mic through only while held) and `useMic`.
 //
-// Who is in the voice and who speaks (voice:member, voice:levels, voice:members) are the
-// table page's marks, shown to every seated page whether it joined or not: not handled here.
+// Who is in the voice (each seat's `voice` in table:state) and who speaks (voice:levels) are
+// the table page's marks, shown to every seated page whether it joined or not: not here.
 
 const GATHER_TIMEOUT_MS = 3000;
 /** Waits between reconnection attempts after a drop: doubling, at most the last. */
@@ -72,18 +72,15 @@ export class Voice {
    * @param {(event: string, payload: object) => Promise<object>} options.signal
    * @param {(slots: Map<string, string|null>) => void} [options.onSlots]  mid → player
    * @param {(state: string) => void} [options.onState]  connecting/connected/failed/closed
-   * @param {(members: object) => void} [options.onMembers]  {name: {mic, listen}} of everyone
-   *   in the voice when we join (later changes come as the table's voice:member events)
    * @param {(element: HTMLAudioElement) => void} [options.onAudio]  each slot's new <audio>
    * @param {HTMLElement} [options.audioParent]  where the slots' <audio> elements go
    * @param {MediaStreamConstraints} [options.constraints]
    */
-  constructor({ table, signal, onSlots, onState, onMembers, onAudio, audioParent, constraints }) {
+  constructor({ table, signal, onSlots, onState, onAudio, audioParent, constraints }) {
     this.table = table;
     this.signal = signal;
     this.onSlots = onSlots || (() => {});
     this.onState = onState || (() => {});
-    this.onMembers = onMembers || (() => {});
     this.onAudio = onAudio || (() => {});
     this.audioParent = audioParent || document.body;
     this.constraints = constraints || {
@@ -118,7 +115,6 @@ export class Voice {
     const kept = config.mic ?? this.mic;
     this.mic = mic ?? kept;
     this.listen = config.listen ?? this.listen;
-    this.onMembers(config.members || {});
     const track = this.mic ? early || (await this.#micTrack()) : null;
     if (early && !this.mic) early.enabled = false; // kept off by the server: not sent
 

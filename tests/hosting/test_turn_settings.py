@@ -10,7 +10,7 @@ import hmac
 import json
 from pathlib import Path
 
-from app.voice import VoiceSettings, announce, turn_credentials
+from app.voice.settings import VoiceSettings, announce, turn_credentials
 
 SECRET = "north-wind-7"
 TURN = {"urls": ["turn:turn.example.org:3478?transport=udp"]}

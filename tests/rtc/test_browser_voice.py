@@ -2,7 +2,7 @@
 
 A tiny loopback HTTP server plays the web process: it serves static/js/voice.js (and the
 connection marks' voice_quality.js) and a bare page, and relays the page's signalling to
-`app.voice.VoiceHub` (which supervises the SFU process). Chromium runs headless with a
+`app.voice.hub.VoiceHub` (which supervises the SFU process). Chromium runs headless with a
 fake audio device; RTCPeerConnection stats (bytes and audio energy per receive slot) show
 who hears whom.
 """
@@ -20,7 +20,8 @@ from typing import Any, TypeVar
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
-from app.voice import VoiceError, VoiceHub, VoiceUnavailable, start
+from app.voice.client import VoiceError, VoiceUnavailable
+from app.voice.hub import VoiceHub, start_hub
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
@@ -131,7 +132,7 @@ def hosted(
 ) -> Iterator[tuple[str, SignallingT]]:
     """A VoiceHub with its SFU, and the page server relaying to it through `signalling`."""
     holder: list[Signalling] = []
-    hub = start(
+    hub = start_hub(
         {"VOICE_ADDRESSES": ["127.0.0.1"]},
         folder,
         lambda *event: holder[0].deliver(*event),

@@ -7,7 +7,7 @@ import asyncio
 from voicetable import TABLE, SfuProcess, Table, assert_silent, run
 
 from rtc import passthrough
-from rtc.client import EncodedToneTrack, Participant, SfuConnection
+from tests.voicekit import EncodedToneTrack, Participant, SfuConnection
 
 
 def test_each_player_hears_the_others(sfu: SfuProcess) -> None:

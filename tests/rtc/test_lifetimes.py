@@ -9,7 +9,7 @@ from collections.abc import Callable
 import pytest
 from voicetable import PORTS, TABLE, SfuProcess, Table, assert_silent, run
 
-from rtc.client import Participant, SfuConnection, SfuError
+from tests.voicekit import Participant, SfuConnection, SfuError
 
 
 async def stats_when(

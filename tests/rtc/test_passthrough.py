@@ -15,7 +15,6 @@ from aiortc.mediastreams import MediaStreamError, MediaStreamTrack
 from aiortc.sdp import SessionDescription
 
 from rtc import passthrough
-from rtc.client import EncodedToneTrack, ToneTrack
 from rtc.passthrough import (
     AIORTC_VERSION,
     OpusPacket,
@@ -23,6 +22,7 @@ from rtc.passthrough import (
     opus_answer,
     watch_levels,
 )
+from tests.voicekit import EncodedToneTrack, ToneTrack
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -1,4 +1,4 @@
-"""The web process's side (app/voice.py): supervisor, client, hub, against the real SFU."""
+"""The web process's side (app/voice/): supervisor, client, hub, against the real SFU."""
 
 from __future__ import annotations
 
@@ -16,27 +16,28 @@ from typing import Any
 import pytest
 
 from app.protocol import ProtocolError
-from app.voice import (
-    MAX_SOCKET_PATH,
-    VoiceError,
-    VoiceHub,
-    VoiceSettings,
-    VoiceUnavailable,
-    register_events,
-    socket_path,
-    start,
-)
-from rtc.client import Participant
+from app.voice.client import VoiceError, VoiceUnavailable
+from app.voice.hub import VoiceHub, start_hub
+from app.voice.settings import MAX_SOCKET_PATH, VoiceSettings, socket_path
+from app.voice.sockets import register_events
+from tests.voicekit import Participant
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 class Inbox:
-    """What the hub delivered, with a way to wait (bounded) for one event."""
+    """What the hub delivered, with a way to wait (bounded) for one event, and the tables
+    whose voice marks it said changed (`changed`)."""
 
     def __init__(self) -> None:
         self.events: list[tuple[str, int, str | None, dict[str, Any]]] = []
+        self.tables_changed: list[int] = []
         self._changed = threading.Condition()
+
+    def changed(self, table: int) -> None:
+        with self._changed:
+            self.tables_changed.append(table)
+            self._changed.notify_all()
 
     def __call__(self, name: str, table: int, player: str | None, payload: dict[str, Any]) -> None:
         with self._changed:
@@ -61,7 +62,7 @@ class Inbox:
 def hub(tmp_path: Path) -> Iterator[tuple[VoiceHub, Inbox]]:
     inbox = Inbox()
     config = {"VOICE_ADDRESSES": ["127.0.0.1"], "VOICE_PORTS": "47100-47139"}
-    voice = start(config, tmp_path, inbox, spawn=_spawn, sleep=_sleep)
+    voice = start_hub(config, tmp_path, inbox, spawn=_spawn, sleep=_sleep, changed=inbox.changed)
     assert voice.supervisor is not None
     try:
         yield voice, inbox
@@ -121,11 +122,12 @@ def test_hub_connects_browsers_and_reports_toggles(hub: tuple[VoiceHub, Inbox]) 
         await heard(a)
         await heard(b)
         await asyncio.to_thread(voice.set_mic, 7, "ann", False)
-        assert voice.members(7) == {
-            "ann": {"mic": False, "listen": True},
-            "bob": {"mic": True, "listen": True},
+        assert voice.marks(7) == {
+            "ann": {"in": True, "mic": False, "listen": True},
+            "bob": {"in": True, "mic": True, "listen": True},
         }
         await asyncio.to_thread(voice.leave, 7, "bob")
+        assert voice.marks(7) == {"ann": {"in": True, "mic": False, "listen": True}}
         await a.close()
         await b.close()
 
@@ -133,10 +135,8 @@ def test_hub_connects_browsers_and_reports_toggles(hub: tuple[VoiceHub, Inbox]) 
     slots = inbox.wait_for("voice:slots", "bob")
     assert [s["player"] for s in slots["slots"]] == ["ann", None]
     assert inbox.wait_for("voice:levels")["table"] == 7
-    muted = [p for e, _, to, p in inbox.events if e == "voice:member" and p.get("mic") is False]
-    assert muted == [{"table": 7, "player": "ann", "mic": False, "listen": True}]
-    assert inbox.wait_for("voice:member")["player"] == "ann"
-    assert any(p.get("gone") for e, _, _, p in inbox.events if e == "voice:member")
+    # Each one's connection, the mic toggle and bob's leave were changes of table 7's marks.
+    assert inbox.tables_changed == [7] * 4
     with pytest.raises(VoiceError):
         voice.offer(7, "bob", 3, "v=0")  # bob left: no offer accepted any more
 
@@ -161,7 +161,8 @@ def test_a_dead_sfu_is_restarted_and_voice_resumes(hub: tuple[VoiceHub, Inbox]) 
     assert inbox.wait_for("voice:restart") == {"table": 3}
     connected(voice)
     assert supervisor.pid != old_pid and supervisor.starts == 2
-    assert voice.members(3) == {"ann": {"mic": True, "listen": False}}
+    # Kept with her toggles; nobody is in the voice again before his page has offered again.
+    assert voice.marks(3) == {"ann": {"in": False, "mic": True, "listen": False}}
 
     async def after() -> None:
         a = await talk(voice, 3, "ann", 2)  # a re-offer is accepted: ann was re-joined
@@ -175,7 +176,7 @@ def test_a_dead_sfu_is_restarted_and_voice_resumes(hub: tuple[VoiceHub, Inbox]) 
 
 
 def test_voice_disabled_answers_unavailable(tmp_path: Path) -> None:
-    voice = start({"VOICE": False}, tmp_path, Inbox(), spawn=_spawn, sleep=_sleep)
+    voice = start_hub({"VOICE": False}, tmp_path, Inbox(), spawn=_spawn, sleep=_sleep)
     with pytest.raises(VoiceUnavailable):
         voice.join(1, "ann", 4)
 
@@ -214,10 +215,10 @@ def test_supervisor_client_works_green_under_eventlet(tmp_path: Path) -> None:
         import eventlet
         eventlet.monkey_patch()
         from pathlib import Path
-        from app.voice import start
+        from app.voice.hub import start_hub
 
         events = []
-        voice = start({{"VOICE_ADDRESSES": ["127.0.0.1"]}}, Path({str(tmp_path)!r}),
+        voice = start_hub({{"VOICE_ADDRESSES": ["127.0.0.1"]}}, Path({str(tmp_path)!r}),
                       lambda *e: events.append(e), spawn=eventlet.spawn, sleep=eventlet.sleep)
         for _ in range(400):
             try:
@@ -227,7 +228,7 @@ def test_supervisor_client_works_green_under_eventlet(tmp_path: Path) -> None:
                 eventlet.sleep(0.05)
         voice.set_mic(5, "ann", False)
         voice.set_listen(5, "ann", False)
-        assert voice.members(5) == {{"ann": {{"mic": False, "listen": False}}}}
+        assert voice.marks(5) == {{"ann": {{"in": False, "mic": False, "listen": False}}}}
         voice.leave(5, "ann")
         stats = voice.supervisor.client.request("stats")
         assert stats["rooms"] == 0, stats
@@ -271,7 +272,6 @@ def test_socket_events_are_for_seated_players_only(hub: tuple[VoiceHub, Inbox]) 
         "voice:mic": {"table": int, "on": bool},
         "voice:listen": {"table": int, "on": bool},
         "voice:leave": {"table": int},
-        "voice:members": {"table": int},
     }
     ann, spectator = Seat("ann"), Seat("sam")
     with pytest.raises(ProtocolError, match="seated"):
@@ -293,11 +293,7 @@ def test_socket_events_are_for_seated_players_only(hub: tuple[VoiceHub, Inbox]) 
     with pytest.raises(ProtocolError, match="not joined"):
         handlers["voice:mic"](Seat("bob"), {"table": 9, "on": False})  # seated, no voice yet
     assert handlers["voice:mic"](ann, {"table": 9, "on": False}) is None
-    assert voice.members(9) == {"ann": {"mic": False, "listen": True}}
-    # Bob is seated without voice: he may see who is in it; a spectator may not.
-    listed = handlers["voice:members"](Seat("bob"), {"table": 9})
-    assert listed == {"ok": True, "members": {"ann": {"mic": False, "listen": True}}}
-    with pytest.raises(ProtocolError, match="seated"):
-        handlers["voice:members"](spectator, {"table": 9})
+    mark = voice.marks(9)["ann"]
+    assert (mark["mic"], mark["listen"]) == (False, True)
     assert handlers["voice:leave"](ann, {"table": 9}) is None
-    assert voice.members(9) == {}
+    assert voice.marks(9) == {}

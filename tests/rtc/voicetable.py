@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rtc.client import Participant, SfuConnection
+from tests.voicekit import Participant, SfuConnection
 
 TABLE = "t1"
 PORTS = range(47000, 47040)

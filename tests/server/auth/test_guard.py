@@ -22,7 +22,7 @@ import socketio
 from requests.adapters import HTTPAdapter
 
 from app.protocol import Budget, Budgets
-from rtc.client import Participant
+from tests.voicekit import Participant
 
 from ..conftest import ASYNC_MODES, WAIT, Browser, Client, Server, start_server, unique_name
 from ..tablekit import SCALE, Player, new_table, seat

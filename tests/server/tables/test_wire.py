@@ -23,7 +23,15 @@ from ..tablekit import Player, choose, new_table, seat, whose_turn
 
 PROTOCOL = Path(__file__).parents[3] / "docs" / "protocol.md"
 OWN = ("you", "hand", "fair", "news")  # the parts of a viewer's state that are his own
+NO_VOICE = {"in": False, "mic": True, "listen": True}  # a seat's voice with nobody in it
 SEEDS = ("seed", "seeds")  # `fair`'s own part: a finished hand's seeds, for its players only
+
+
+def shared(state: dict[str, Any]) -> dict[str, Any]:
+    """What every viewer is told alike: all but his own parts, and each seat but its voice
+    (the seated players' only, C-8.3)."""
+    seats = [s and {k: v for k, v in s.items() if k != "voice"} for s in state["seats"]]
+    return {**{k: v for k, v in state.items() if k not in OWN}, "seats": seats}
 
 
 def documented_fields() -> list[str]:
@@ -82,8 +90,9 @@ def test_any_payload_reads_back_as_python_socketio_would_send_it(data: Any) -> N
 
 def test_a_viewer_differs_from_another_only_in_his_own_parts(fast: Server) -> None:
     """Three players in a hand and two spectators, after each decision: every field but
-    `you`, `hand`, `news` and `fair`'s seeds (its players' only once it is over:
-    docs/fairness.md) is the same for all (built once), the fields are those of
+    `you`, `hand`, `news`, `fair`'s seeds (its players' only once it is over:
+    docs/fairness.md) and the seats' voice (the same for the players, null for the
+    spectators) is the same for all (built once), the fields are those of
     docs/protocol.md in its order, each player's hand shows his own cards only, and the
     spectators' hand is the public view with no card at all (C-4.11)."""
     table = new_table(fast, "classic")
@@ -105,13 +114,14 @@ def test_a_viewer_differs_from_another_only_in_his_own_parts(fast: Server) -> No
         states = at_version(everyone, version + 1)
         assert all(list(s) == documented_fields() for s in states)
         for s in states[1:]:
-            assert {k: v for k, v in s.items() if k not in OWN} == {
-                k: v for k, v in states[0].items() if k not in OWN
-            }
+            assert shared(s) == shared(states[0])
             assert {k: v for k, v in s["fair"].items() if k not in SEEDS} == {
                 k: v for k, v in states[0]["fair"].items() if k not in SEEDS
             }
         assert [s["you"]["name"] for s in states] == [p.name for p in everyone]
+        voices = [[seat["voice"] for seat in s["seats"] if seat] for s in states]
+        assert voices[: len(players)] == [[NO_VOICE] * len(players)] * len(players)
+        assert voices[len(players) :] == [[None] * len(players)] * len(spectators)
         public = states[len(players)]["hand"]
         assert states[-1]["hand"] == public
         if public["phase"] != "betting":

@@ -22,7 +22,8 @@ import pytest
 import requests
 
 from app.tls import CERT_FILE, generate
-from app.voice import SfuClient, socket_path
+from app.voice.client import SfuClient
+from app.voice.settings import socket_path
 
 from ..conftest import (
     ASYNC_MODES,
@@ -107,12 +108,17 @@ def test_tls_serves_https_with_the_generated_certificate(tls_server: Server) -> 
         requests.get(tls_server.url + "/login", timeout=WAIT)
 
 
-def member(client: Client, **expected: Any) -> dict[str, Any]:
-    """The next `voice:member` event with these fields (earlier ones are passed over)."""
+def seat_voice(client: Client, player: str, **expected: Any) -> dict[str, Any] | None:
+    """The voice of `player`'s seat in the next `table:state` where it has these fields
+    (earlier states are passed over); with none, the next state where he has no seat."""
     while True:
-        event = client.wait("voice:member")
-        if all(event.get(key) == value for key, value in expected.items()):
-            return event
+        state = client.wait("table:state")
+        seat = next((s for s in state["seats"] if s and s["name"] == player), None)
+        if seat is None and not expected:
+            return None
+        voice = seat and seat["voice"]
+        if voice and expected and all(voice[key] == value for key, value in expected.items()):
+            return dict(voice)
 
 
 def unread(client: Client) -> list[tuple[str, Any]]:
@@ -154,9 +160,9 @@ def test_the_sfu_is_supervised_and_voice_follows_the_seats(tls_server: Server) -
         refused = sam.call("voice:join", {"table": table})
         assert refused == {"ok": False, "error": "voice is for the players seated at the table"}
         assert join_voice(bob, table)["ok"]
-        member(ann, player=names["bob"], mic=True, listen=True)
         assert ann.call("voice:mic", {"table": table, "on": False}) == {"ok": True}
-        member(bob, player=names["ann"], mic=False)
+        # No page offered: she is not in the voice, her toggle shows (table:state, seated).
+        assert seat_voice(bob, names["ann"], mic=False)["in"] is False  # type: ignore[index]
         assert rooms(sfu) == 1
 
         # kill -9: the supervisor starts a new SFU; the seated pages are told to re-offer,
@@ -175,21 +181,23 @@ def test_the_sfu_is_supervised_and_voice_follows_the_seats(tls_server: Server) -
 
         # Standing up ends the player's voice; the others see him go.
         assert bob.call("table:stand", {"table": table}) == {"ok": True}
-        assert member(ann, gone=True) == {"table": table, "player": names["bob"], "gone": True}
+        assert seat_voice(ann, names["bob"]) is None
         assert bob.call("voice:join", {"table": table})["ok"] is False
 
         # A kick by the admin does too; closing the table ends its room.
         assert bob.call("table:sit", {"table": table}) == {"ok": True}
         assert join_voice(bob, table)["ok"]
         admin(server, "table", "kick", str(table), names["bob"])
-        assert member(ann, gone=True)["player"] == names["bob"]
+        assert seat_voice(ann, names["bob"]) is None
         assert rooms(sfu) == 1  # ann is still in it
         admin(server, "table", "close", str(table))
         assert ann.wait("table:closed")["table"] == table
         assert rooms(sfu) == 0
 
-        # The spectator never got a voice event (not even the restart).
+        # The spectator never got a voice event (not even the restart), nor a seat's voice.
         assert not [event for event, _ in unread(sam) if event.startswith("voice:")]
+        shown = [s["voice"] for e, d in unread(sam) if e == "table:state" for s in d["seats"] if s]
+        assert shown and not any(shown)
 
         # Ctrl-C stops the server and, before it exits, the SFU it started.
         server.stop(signal.SIGINT)

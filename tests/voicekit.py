@@ -1,4 +1,5 @@
-"""Python stand-ins for the web process and the browser, for tests and the benchmark.
+"""Python stand-ins for the web process and the browser, for the tests and the benchmark
+(benchmarks/bench_voice.py imports them from here: rtc/ ships the SFU, not a test client).
 
 `SfuConnection` speaks the SFU's JSON protocol over its unix socket (asyncio).
 `Participant` behaves like static/js/voice.js: one peer connection offering a mic (a
@@ -15,23 +16,25 @@ import fractions
 import itertools
 import json
 import math
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 from aiortc import RTCConfiguration, RTCPeerConnection, RTCRtpSender, RTCSessionDescription
 from aiortc.codecs.opus import OpusEncoder
 from aiortc.mediastreams import MediaStreamError, MediaStreamTrack
 from av import AudioFrame
 
-from .passthrough import OpusPacket
+from rtc.passthrough import OpusPacket
 
 SAMPLE_RATE = 48000
 FRAME_SAMPLES = 960  # 20 ms
 #: Distinct payloads a slot remembers (enough to compare with a 50-frame replayed tone).
 MAX_PAYLOADS = 100
+T = TypeVar("T")
 
 
 class SfuError(RuntimeError):
@@ -235,3 +238,44 @@ class Participant:
         for task in self._readers:
             task.cancel()
         await asyncio.gather(*self._readers, return_exceptions=True)
+
+
+class PeerLoop:
+    """Participants living on one asyncio loop of their own thread, for tests whose own
+    calls block (Socket.IO clients): their connections run on while the test waits."""
+
+    def __init__(self, timeout: float = 20) -> None:
+        self.timeout = timeout
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self._thread.start()
+        self.made: list[Participant] = []
+
+    def run(self, work: Awaitable[T]) -> T:
+        """Run `work` on the loop and wait (bounded) for its result."""
+
+        async def wrapped() -> T:
+            return await work
+
+        return asyncio.run_coroutine_threadsafe(wrapped(), self.loop).result(self.timeout)
+
+    def participant(self, slots: int) -> Participant:
+        """A new participant, made on the loop (aiortc binds its objects to it)."""
+
+        async def make() -> Participant:
+            return Participant(slots)
+
+        made = self.run(make())
+        self.made.append(made)
+        return made
+
+    def close(self) -> None:
+        """Close every participant, then end the loop and its thread."""
+        try:
+            for participant in self.made:
+                with contextlib.suppress(Exception):  # already closed, or its SFU is gone
+                    self.run(participant.close())
+        finally:
+            self.loop.call_soon_threadsafe(self.loop.stop)
+            self._thread.join(self.timeout)
+            self.loop.close()

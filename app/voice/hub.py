@@ -1,0 +1,259 @@
+"""Each table's voice as the web process keeps it — who is in it, each one's mic and listen
+toggles — over the supervised SFU (docs/voice-protocol.md, docs/protocol.md «Voice»).
+
+Why its own module: this is the one record of the voice state (the SFU only applies it,
+the pages only draw it). It survives a reconnect and an SFU restart (the new SFU gets it
+with the re-join), and the tables read it into their versioned `table:state` (`marks`), so
+every change here is a change of the table: `changed(table)` asks for its new state. A
+player counts as *in* the voice only once the SFU says his peer is connected, so a voice
+that never worked (no microphone, no free port) is never shown to the table.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import re
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .client import SfuClient, Sleep, Spawn, VoiceError, VoiceUnavailable
+from .settings import VoiceSettings, announce
+from .supervisor import Supervisor
+
+log = logging.getLogger(__name__)
+
+#: Delivers a voice event: (event name, table, player or None for the whole table, payload).
+Deliver = Callable[[str, int, str | None, dict[str, Any]], None]
+#: Told the id of a table whose voice marks changed (its `table:state` is sent again).
+Changed = Callable[[int], None]
+
+
+@dataclass
+class VoiceMember:
+    """A seated player's voice: his toggles, and `connected` while the SFU has his peer
+    connected — from its first `connected` until it is dropped (`failed`) or the SFU
+    restarts; only then does the table see him in the voice."""
+
+    mic: bool = True
+    listen: bool = True
+    connected: bool = False
+
+    def mark(self) -> dict[str, bool]:
+        """What a seat's `voice` shows (docs/protocol.md «table:state»)."""
+        return {"in": self.connected, "mic": self.mic, "listen": self.listen}
+
+
+def check_offer(sdp: str, slots: int) -> None:
+    """VoiceError unless `sdp` is what static/js/voice.js offers: a DTLS fingerprint (for the
+    session or for every m-line; without one no media could be secured) and at most `slots`
+    (seats − 1) receive-only m-lines (docs/voice-protocol.md). The SFU parses the rest."""
+    sections = re.split(r"\r?\n(?=m=)", sdp)
+    session, media = sections[0], sections[1:]
+    if not media:
+        raise VoiceError("the offer has no media")
+    fingerprint = re.compile(r"^a=fingerprint:\S+ \S+", re.MULTILINE)
+    if not fingerprint.search(session) and not all(fingerprint.search(m) for m in media):
+        raise VoiceError("the offer has no DTLS fingerprint")
+    receiving = sum(1 for m in media if re.search(r"^a=recvonly\s*$", m, re.MULTILINE))
+    if receiving > slots:
+        raise VoiceError(f"{receiving} receive slots, at most {slots} (the seats but one)")
+
+
+def _unchanged(table: int) -> None:
+    """The `changed` of a hub nobody draws (tests of the SFU's side alone)."""
+
+
+class VoiceHub:
+    """The voice of every table of this process, over the supervised SFU.
+
+    The Socket.IO layer calls these methods for seated players only (spectators never
+    publish nor receive) and sends the events `deliver` gets (docs/voice-protocol.md);
+    `changed` is called, outside the hub's lock, after every change of a table's marks.
+    """
+
+    def __init__(
+        self, settings: VoiceSettings, deliver: Deliver, changed: Changed = _unchanged
+    ) -> None:
+        self.settings = settings
+        self._deliver = deliver
+        self._changed = changed
+        self._tables: dict[int, dict[str, VoiceMember]] = {}  # table → player → voice
+        self._lock = threading.Lock()
+        self.supervisor: Supervisor | None = None
+
+    def attach(self, supervisor: Supervisor) -> None:
+        """Use `supervisor`'s SFU (built with `self.on_sfu_event` and `self.on_restart`)."""
+        self.supervisor = supervisor
+
+    def _sfu(self) -> SfuClient:
+        if self.supervisor is None:
+            raise VoiceUnavailable("voice is not enabled on this server")
+        return self.supervisor.client
+
+    # -- what the tables read ------------------------------------------------------------
+
+    def marks(self, table: int) -> dict[str, dict[str, bool]]:
+        """Each voice member's `{"in", "mic", "listen"}` (read into the table's snapshot)."""
+        with self._lock:
+            return {p: m.mark() for p, m in self._tables.get(table, {}).items()}
+
+    # -- calls from the Socket.IO layer -------------------------------------------------
+
+    def join(self, table: int, player: str, seats: int) -> dict[str, Any]:
+        """A seated player's browser starts voice; returns what it needs to offer. Nothing
+        is shown to the table yet: he is in once his peer is connected (`on_sfu_event`)."""
+        with self._lock:
+            member = self._tables.setdefault(table, {}).setdefault(player, VoiceMember())
+        self._sfu_join(table, player, member)
+        return {
+            "slots": seats - 1,
+            "iceServers": self.settings.browser_ice_servers(player),
+            "mic": member.mic,
+            "listen": member.listen,
+        }
+
+    def offer(self, table: int, player: str, seats: int, sdp: str) -> str:
+        """The browser's offer → the SFU's answer (a re-offer replaces the old peer). An
+        offer the page never makes is refused here, before the SFU spends anything on it."""
+        self._member(table, player)
+        check_offer(sdp, seats - 1)
+        answer = self._sfu().request("offer", table=str(table), player=player, sdp=sdp)["sdp"]
+        public = self.settings.public_address
+        return announce(answer, public) if public else answer
+
+    def set_mic(self, table: int, player: str, on: bool) -> None:
+        """Mic toggle (the table shows the muted mark). Kept even while the SFU restarts:
+        the new one gets it with the re-join."""
+        self._toggle("mic", table, player, on)
+
+    def set_listen(self, table: int, player: str, on: bool) -> None:
+        """Listen toggle (the table shows the not-listening mark)."""
+        self._toggle("listen", table, player, on)
+
+    def _toggle(self, op: str, table: int, player: str, on: bool) -> None:
+        member = self._member(table, player)
+        with self._lock:
+            changed = getattr(member, op) != on
+            setattr(member, op, on)
+        if changed:
+            self._changed(table)
+        with contextlib.suppress(VoiceUnavailable):
+            self._sfu().request(op, table=str(table), player=player, on=on)
+
+    def leave(self, table: int, player: str) -> None:
+        """«voice:leave»: the player's voice ends and its toggles are forgotten."""
+        if self._drop(table, player):
+            self._changed(table)
+
+    def forget(self, table: int, player: str) -> None:
+        """His seat was freed: his voice ends, shown by the table's own change (so
+        `changed` is not called)."""
+        self._drop(table, player)
+
+    def _drop(self, table: int, player: str) -> bool:
+        """The player's voice ends and its toggles are forgotten; False when he had none."""
+        with self._lock:
+            members = self._tables.get(table, {})
+            if members.pop(player, None) is None:
+                return False
+            if not members:
+                del self._tables[table]
+        with contextlib.suppress(VoiceUnavailable):
+            self._sfu().request("leave", table=str(table), player=player)
+        return True
+
+    def close(self, table: int) -> None:
+        """The table closes: every peer of its room goes."""
+        with self._lock:
+            self._tables.pop(table, None)
+        with contextlib.suppress(VoiceUnavailable):
+            self._sfu().request("close", table=str(table))
+
+    # -- calls from the supervisor -----------------------------------------------------
+
+    def on_sfu_event(self, event: dict[str, Any]) -> None:
+        """Translate an SFU event into a Socket.IO event for one player or the table."""
+        try:
+            table = int(event["table"])
+        except (KeyError, ValueError):
+            return
+        kind = event["event"]
+        if kind == "slots":
+            slots = event["slots"]
+            self._deliver("voice:slots", table, event["player"], {"table": table, "slots": slots})
+        elif kind == "peer":
+            payload = {"table": table, "state": event["state"]}
+            self._deliver("voice:peer", table, event["player"], payload)
+            self._follow_peer(table, event["player"], event["state"])
+        elif kind == "levels":
+            self._deliver("voice:levels", table, None, {"table": table, "levels": event["levels"]})
+
+    def on_restart(self) -> None:
+        """A new SFU has no rooms: re-join every member (nobody is connected until his page
+        has offered again), then ask the browsers to re-offer."""
+        with self._lock:
+            tables = {t: dict(members) for t, members in self._tables.items()}
+            for members in tables.values():
+                for member in members.values():
+                    member.connected = False
+        for table, members in tables.items():
+            self._changed(table)
+            for player, member in members.items():
+                with contextlib.suppress(VoiceUnavailable, VoiceError):
+                    self._sfu_join(table, player, member)
+            self._deliver("voice:restart", table, None, {"table": table})
+
+    def _follow_peer(self, table: int, player: str, state: str) -> None:
+        """`connected` puts the player in the table's voice; a dropped connection (`failed`)
+        takes him out until his page has connected again: the others see him come, leave
+        and come back (docs/protocol.md «voice:peer»)."""
+        if state not in ("failed", "connected"):
+            return
+        with self._lock:
+            member = self._tables.get(table, {}).get(player)
+            if member is None or member.connected == (state == "connected"):
+                return
+            member.connected = state == "connected"
+        if not member.connected:
+            log.warning("voice of %r at table %s dropped; waiting for his page", player, table)
+        self._changed(table)
+
+    # -- helpers ------------------------------------------------------------------------
+
+    def _sfu_join(self, table: int, player: str, member: VoiceMember) -> None:
+        self._sfu().request(
+            "join", table=str(table), player=player, mic=member.mic, listen=member.listen
+        )
+
+    def _member(self, table: int, player: str) -> VoiceMember:
+        with self._lock:
+            member = self._tables.get(table, {}).get(player)
+        if member is None:
+            raise VoiceError(f"{player!r} has not joined the voice of table {table}")
+        return member
+
+
+def start_hub(
+    config: dict[str, Any],
+    instance: Path,
+    deliver: Deliver,
+    spawn: Spawn,
+    sleep: Sleep,
+    changed: Changed = _unchanged,
+) -> VoiceHub:
+    """Create the hub and start its supervised SFU; `svara serve` calls this once.
+
+    With VOICE = False in the config the hub answers every call with VoiceUnavailable.
+    """
+    hub = VoiceHub(VoiceSettings.from_config(config, instance), deliver, changed)
+    if config.get("VOICE", True):
+        supervisor = Supervisor(
+            hub.settings, hub.on_sfu_event, hub.on_restart, spawn=spawn, sleep=sleep
+        )
+        hub.attach(supervisor)
+        supervisor.start()
+    return hub

@@ -1,0 +1,132 @@
+"""What the SFU is started with and what each browser is given: the VOICE_* settings
+(docs/hosting.md «Voice»), the SFU's command line, each player's ICE servers with his own
+TURN login, and the public address stated in the SFU's answers.
+
+Why its own module: pure functions of the config, used by the supervisor (the command) and
+by the hub (the browsers' side), and tested without any process (tests/hosting/).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+#: The socket file name in the instance folder.
+SOCKET_NAME = "voice.sock"
+#: A unix socket path longer than this cannot be bound (sun_path is 108 bytes).
+MAX_SOCKET_PATH = 100
+
+#: How long a browser's TURN login lasts unless VOICE_TURN_TTL says otherwise (seconds).
+TURN_TTL = 43200
+
+
+def is_turn(server: dict[str, Any]) -> bool:
+    """A TURN entry of a browser-style ICE server list (`urls`: one URL or a list)."""
+    urls = server.get("urls", ())
+    return any(
+        str(u).startswith(("turn:", "turns:")) for u in ([urls] if isinstance(urls, str) else urls)
+    )
+
+
+def turn_credentials(secret: str, player: str, ttl: int, now: float) -> tuple[str, str]:
+    """coturn's `use-auth-secret` login (the TURN REST API scheme): the username is
+    "expiry:user" (a Unix time; the name percent-encoded, so it is ASCII and has no colon),
+    the password base64(HMAC-SHA1(secret, username)). coturn recomputes it from the shared
+    secret and refuses it after the expiry: nothing to store, nothing lasting to leak."""
+    username = f"{int(now) + ttl}:{quote(player, safe='')}"
+    digest = hmac.new(secret.encode(), username.encode(), hashlib.sha1).digest()
+    return username, base64.b64encode(digest).decode()
+
+
+def announce(sdp: str, public: str) -> str:
+    """The SFU's answer with each IPv4 host candidate also offered at `public`, the same
+    port (a router forwarding the UDP range keeps the numbers, docs/hosting.md): the address
+    STUN would have found, stated instead (VOICE_PUBLIC_ADDRESS)."""
+    lines = []
+    for line in sdp.split("\r\n"):
+        lines.append(line)
+        words = line.split()
+        if line.startswith("a=candidate:") and words[7:8] == ["host"] and "." in words[4]:
+            component, transport, priority, address, port = words[1:6]
+            lines.append(
+                f"a=candidate:srflx{public.replace('.', '')} {component} {transport} "
+                f"{int(priority) >> 1} {public} {port} typ srflx raddr {address} rport {port}"
+            )
+    return "\r\n".join(lines)
+
+
+@dataclass(frozen=True)
+class VoiceSettings:
+    """What the SFU is started with (app config keys VOICE_*, docs/hosting.md)."""
+
+    socket_path: Path
+    ice_servers: tuple[dict[str, str], ...] = ()
+    addresses: tuple[str, ...] = ()
+    ports: str | None = None
+    turn_secret: str | None = None
+    turn_ttl: int = TURN_TTL
+    public_address: str | None = None
+    drop_after: float | None = None
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any], instance: Path) -> VoiceSettings:
+        """VOICE_ICE_SERVERS (list of {urls, username, credential}), VOICE_ADDRESSES
+        (IPs or interface names; empty = all but loopback), VOICE_PORTS ('40000-40099'),
+        VOICE_TURN_SECRET and VOICE_TURN_TTL (per-browser TURN logins), VOICE_PUBLIC_ADDRESS
+        (the router's public IP, without STUN), VOICE_DROP_AFTER (seconds without ICE
+        consent before the SFU drops a peer; aioice's ~30 s when unset)."""
+        return cls(
+            socket_path=socket_path(instance),
+            ice_servers=tuple(config.get("VOICE_ICE_SERVERS") or ()),
+            addresses=tuple(config.get("VOICE_ADDRESSES") or ()),
+            ports=config.get("VOICE_PORTS") or None,
+            turn_secret=config.get("VOICE_TURN_SECRET") or None,
+            turn_ttl=int(config.get("VOICE_TURN_TTL") or TURN_TTL),
+            public_address=config.get("VOICE_PUBLIC_ADDRESS") or None,
+            drop_after=float(config["VOICE_DROP_AFTER"])
+            if config.get("VOICE_DROP_AFTER")
+            else None,
+        )
+
+    def command(self) -> list[str]:
+        """The SFU's command line. With a TURN secret the SFU gets no TURN entry: its logins
+        would expire under it, and the browsers' relays reach it at its own address."""
+        servers = [s for s in self.ice_servers if not (self.turn_secret and is_turn(s))]
+        command = [sys.executable, "-m", "rtc", "--socket", str(self.socket_path)]
+        command += ["--watch-stdin", "--ice-servers", json.dumps(servers)]
+        for address in self.addresses:
+            command += ["--address", address]
+        if self.ports:
+            command += ["--ports", self.ports]
+        if self.drop_after is not None:
+            command += ["--drop-after", str(self.drop_after)]
+        return command
+
+    def browser_ice_servers(self, player: str, now: float | None = None) -> list[dict[str, str]]:
+        """The STUN/TURN list for one player's RTCPeerConnection; with VOICE_TURN_SECRET
+        each TURN entry carries his own time-limited login instead of a shared password."""
+        servers = [dict(server) for server in self.ice_servers]
+        if self.turn_secret:
+            when = time.time() if now is None else now
+            username, password = turn_credentials(self.turn_secret, player, self.turn_ttl, when)
+            for server in filter(is_turn, servers):
+                server.update(username=username, credential=password)
+        return servers
+
+
+def socket_path(instance: Path) -> Path:
+    """The instance folder's socket, or a short temp path when that would be too long."""
+    path = instance / SOCKET_NAME
+    if len(str(path)) <= MAX_SOCKET_PATH:
+        return path
+    digest = hashlib.sha256(str(instance).encode()).hexdigest()[:16]
+    return Path(tempfile.gettempdir()) / f"svara-voice-{digest}.sock"
