@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 
 import click
 
+from . import redirect
 from .options import instance_option
 
 if TYPE_CHECKING:  # imported after eventlet's monkey patching, in `serve`
@@ -138,12 +139,14 @@ def run(app: Any, host: str, port: int, ready: Any, tls: TlsFiles | None = None)
             with _listening(host, port):
                 listener = eventlet.listen((host, port))
             ready(_address(host, listener.getsockname()[1], tls is not None))
+            extra: dict[str, Any] = {}
             if tls is not None:
                 listener = eventlet.wrap_ssl(
                     listener, certfile=str(tls.cert), keyfile=str(tls.key), server_side=True
                 )
+                extra["protocol"] = redirect.protocol()  # http:// → its https address
             eventlet.wsgi.server(
-                listener, app, log_output=False, max_size=app.config["MAX_CONNECTIONS"]
+                listener, app, log_output=False, max_size=app.config["MAX_CONNECTIONS"], **extra
             )
         elif async_mode == "threading":
             import logging
