@@ -250,7 +250,7 @@ def test_toggles_kept_off_show_to_later_players_and_a_first_mic_press_turns_it_o
     connected(anna.page)
     pw_expect(anna.page.locator("#mic")).to_have_attribute("aria-pressed", "false")
 
-    # Boris comes later: he never got anna's voice:member, his voice:join reply tells him.
+    # Boris comes later: the table state he is sent on sitting down shows her mark.
     boris.open_table(table)
     boris.sit()
     voice_on(boris)

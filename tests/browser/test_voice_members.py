@@ -1,7 +1,8 @@
 """A seated player sees the table's voice without joining it (C-8.3, ui.md's seat marks): who
-is in the voice (the mic mark), mic off, not listening and the speaking glow, from the page's
-`voice:members` request (on sitting down, on opening the table seated) and the table's voice
-events after; a spectator sees none of it. The real SFU of test_voice's server."""
+is in the voice (the mic mark), mic off, not listening and the speaking glow, from each
+seat's `voice` in the table state he gets seated (on sitting down, on opening the table
+seated, after each change) and the table's `voice:levels`; a spectator sees none of it. The
+real SFU of test_voice's server."""
 
 from __future__ import annotations
 
