@@ -557,7 +557,8 @@ def test_translated_pages_never_show_their_russian_words_first(
 
 HEADER_FITS = """() => {
   const header = document.querySelector(".site-header");
-  const items = [...header.querySelectorAll(".site-name, .site-nav > :not(form), .site-nav button")];
+  const shown = ".site-name, .site-nav > :not(form), .site-nav button";
+  const items = [...header.querySelectorAll(shown)];
   return items.map((el) => {
     const words = document.createRange();
     words.selectNodeContents(el);
