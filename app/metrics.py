@@ -96,13 +96,14 @@ class AppCollector(Collector):
 
 
 def voice_stats(hub: Any) -> dict[str, int] | None:
-    """The SFU's counts (rtc/sfu.py `stats`), or None when voice is off or down."""
-    from app.voice.client import VoiceError, VoiceUnavailable
+    """The SFU's counts (rtc/sfu.py `stats`), or None when voice is off or down — or hung:
+    an SFU that does not answer within STATS_TIMEOUT is down to a monitor."""
+    from app.voice.client import STATS_TIMEOUT, VoiceError, VoiceUnavailable
 
     if hub is None or hub.supervisor is None:
         return None
     try:
-        return hub.supervisor.client.request("stats")
+        return hub.supervisor.client.request("stats", within=STATS_TIMEOUT)
     except (VoiceUnavailable, VoiceError):
         return None
 

@@ -28,6 +28,7 @@ EventSink = Callable[[dict[str, Any]], None]
 
 REQUEST_TIMEOUT = 15.0
 CONNECT_TIMEOUT = 15.0
+STATS_TIMEOUT = 2.0  # `/healthz` and `/metrics` answer before a monitor's own timeout
 
 
 class VoiceUnavailable(RuntimeError):
@@ -80,8 +81,9 @@ class SfuClient:
                     raise VoiceUnavailable(f"no voice SFU at {path}") from None
                 sleep(0.05)
 
-    def request(self, op: str, **fields: Any) -> dict[str, Any]:
-        """Send one request and wait for its reply (VoiceError if refused)."""
+    def request(self, op: str, *, within: float = REQUEST_TIMEOUT, **fields: Any) -> dict[str, Any]:
+        """Send one request and wait `within` seconds for its reply (VoiceError if refused,
+        VoiceUnavailable if none came)."""
         if self.closed.is_set():
             raise VoiceUnavailable("the voice SFU connection is closed")
         request_id = next(self._ids)
@@ -94,7 +96,7 @@ class SfuClient:
         except OSError as exc:
             self._pending.pop(request_id, None)
             raise VoiceUnavailable(f"voice SFU unreachable: {exc}") from exc
-        if not done.wait(REQUEST_TIMEOUT) or not box:
+        if not done.wait(within) or not box:
             self._pending.pop(request_id, None)
             raise VoiceUnavailable(f"no answer from the voice SFU to {op!r}")
         reply = box[0]

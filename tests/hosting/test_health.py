@@ -3,8 +3,10 @@ what they say while players play, and to whom they answer."""
 
 from __future__ import annotations
 
+import os
 import random
 import re
+import signal
 import threading
 import time
 from collections.abc import Iterator
@@ -15,8 +17,10 @@ import requests
 from prometheus_client.parser import text_string_to_metric_families
 
 from app import create_app
+from app.voice.client import STATS_TIMEOUT
 from tests.server.conftest import PASSWORD, WAIT, Browser, Server, start_server, stopped
 from tests.server.tablekit import SCALE, new_table, play_hand, refused, seat
+from tests.server.voice.test_serve_voice import sfu_pids
 
 OUTSIDER = {"X-Forwarded-For": "203.0.113.7"}
 
@@ -130,6 +134,24 @@ def test_an_unreachable_database_is_503(tmp_path: Path) -> None:
     assert answer.json["database"].startswith("error") and answer.json["ok"] is False
     metrics = app.test_client().get("/metrics").text
     assert re.search(r"^svara_database_errors_total [1-9]", metrics, re.M)
+
+
+def test_a_hung_voice_server_is_down_at_once(tmp_path: Path) -> None:
+    """An SFU that stops answering (frozen, swapped out) is «down» within the stats' bound
+    (app/voice/client.py STATS_TIMEOUT), not after the voice requests' 15 s: a monitor's
+    check or a proxy's health probe gives up long before that."""
+    server = start_server(tmp_path, "eventlet", SVARA_VOICE_ADDRESSES='["127.0.0.1"]')
+    with stopped(server):
+        until_healthy(server.url)
+        (sfu,) = sfu_pids(server)
+        os.kill(sfu, signal.SIGSTOP)
+        try:
+            answer = requests.get(server.url + "/healthz", timeout=STATS_TIMEOUT + 5)
+            assert answer.status_code == 503
+            assert answer.json() == {"ok": False, "database": "ok", "voice": "down"}
+        finally:
+            os.kill(sfu, signal.SIGCONT)
+        until_healthy(server.url)
 
 
 def test_a_voice_server_that_cannot_start_is_503(tmp_path: Path) -> None:
