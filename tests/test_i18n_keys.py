@@ -102,3 +102,14 @@ def test_every_player_state_a_replay_shows_has_its_words() -> None:
     for lang, words in dictionaries().items():
         keys = {f"hand.state.{s}" for s in states}
         assert sorted(keys - set(words)) == [], lang
+
+
+def test_the_quick_phrases_are_the_servers_in_every_language() -> None:
+    """C-8.4: a quick phrase travels as its index; each page shows and speaks it in its own
+    language, and the Russian words are the server's (app/chat.py PHRASES)."""
+    from app.chat import PHRASES
+
+    words = dictionaries()
+    assert [words["ru"][f"phrase.{i}"] for i in range(len(PHRASES))] == list(PHRASES)
+    assert f"phrase.{len(PHRASES)}" not in words["ru"]
+    assert words["en"]["phrase.0"] != words["ru"]["phrase.0"]

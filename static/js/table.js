@@ -189,11 +189,16 @@ function showUnread() {
   badge.title = t("unread", { n: unread });
 }
 
+/** What a line says in this page's language: a quick phrase is the listener's own words. */
+function lineText(line) {
+  return line.phrase != null ? t(`phrase.${line.phrase}`) : line.text;
+}
+
 function chatLine(line) {
   const li = document.createElement("li");
   const who = document.createElement("b");
   who.textContent = `${line.from}: `;
-  li.append(who, document.createTextNode(line.text));
+  li.append(who, document.createTextNode(lineText(line)));
   $("#chat-list").append(li);
   li.scrollIntoView({ block: "end" });
 }
@@ -366,7 +371,10 @@ for (const button of document.querySelectorAll("[data-phrase]")) {
   button.addEventListener("click", () => socket.emit(EVENTS.say, { table: tableId, phrase: Number(button.dataset.phrase) }));
 }
 
-/** A chat line; a quick phrase is also spoken aloud («Озвучить фразу»). */
+const SPEECH_LANG = { ru: "ru-RU", en: "en-GB", bg: "bg-BG" };
+
+/** A chat line; a quick phrase is also spoken aloud («Озвучить фразу»), in the listener's
+ * language. */
 socket.on(EVENTS.chat, (line) => {
   if (line.table !== tableId) return;
   chatLine(line);
@@ -375,8 +383,8 @@ socket.on(EVENTS.chat, (line) => {
     showUnread();
   }
   if (line.phrase != null && settings.sound && globalThis.speechSynthesis) {
-    const u = new SpeechSynthesisUtterance(line.text);
-    u.lang = "ru-RU";
+    const u = new SpeechSynthesisUtterance(lineText(line));
+    u.lang = SPEECH_LANG[settings.lang] || "ru-RU";
     speechSynthesis.speak(u);
   }
 });
