@@ -123,7 +123,7 @@ def toggle(user_id: int, table_id: int, fill: bool) -> list[str]:
     if fill:
         names = fill_table(app, live.id)
         snap = live.snapshot()
-        if not names and None in snap.seats and not snap.variant.rules.get("practice"):
+        if not names and _bots().room(snap) and not snap.variant.rules.get("practice"):
             raise TableError("money", "the house has no money to stake the bots")
         return names
     names = _bots().clear(live)
