@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from ..conftest import ASYNC_MODES, Server, start_server, stopped
-from ..tablekit import Player, new_table, seat
+from ..tablekit import Player, grant, new_table, seat
 from ..voice.test_serve_voice import VOICE_ENV, join_voice, member, unread
 
 REFUSED = {"ok": False, "error": "voice is for the players seated at the table"}
@@ -42,10 +42,11 @@ def test_a_seated_player_sees_the_voice_without_joining_it_and_no_one_else_does(
     voice_server: Server,
 ) -> None:
     table = new_table(voice_server, "classic", seats=2)
-    ann, bob = seat(voice_server, table, 2, 0)
+    ann, bob = seat(voice_server, table, 2, 10)  # a seat needs the ante (docs/rules.md)
     sam = Player(voice_server, table)  # a spectator
     sam.join()
     queued = Player(voice_server, table)  # the table is full: he waits for a seat (C-1.2)
+    grant(voice_server, queued.name, 10)
     queued.join()
     queued.sit()
     queued.until(lambda s: s["you"]["queue"] == 1 and s["you"]["seat"] is None)
