@@ -59,7 +59,8 @@ def test_play_seats_and_watch_watches_from_the_lobby(crowd: Crowd, artifacts: Pa
 def test_entering_without_the_ante_says_how_much_is_missing(crowd: Crowd, artifacts: Path) -> None:
     """Вера has 4 ₽ at a table of ante 10: entering leaves her watching, and the bar says
     she lacks 6 ₽ of the 10 a seat needs; «Сесть за стол» says it again. In English and in
-    Bulgarian the same words are the page's own."""
+    Bulgarian the same words are the page's own. Seated with 10 ₽ that then go, she is
+    stood up when the next gathering opens, and told why."""
     ivan, vera = crowd.add(DESKTOP, "Иван"), crowd.add(PHONE, "Вера")
     grant(crowd.server, vera.name, -996)
     table_id = ivan.new_table("Анте " + ivan.name, "classic", 3)
@@ -82,5 +83,13 @@ def test_entering_without_the_ante_says_how_much_is_missing(crowd: Crowd, artifa
     vera.page.click('#actions [data-table-do="sit"]')
     expect(note).to_have_count(0)
     expect(ivan.page.locator(f'.seat[data-seat="{vera.name}"]')).to_be_visible()
+    # Her money goes while she sits: Иван's «Готов» opens the gathering and stands her up.
+    choose_language(vera.page, vera.base, "Русский")
+    vera.open_table(table_id)
+    grant(crowd.server, vera.name, -10)
+    ivan.click("Готов")
+    expect(note).to_have_text("Вы встали из-за стола: не хватает денег на анте (10 ₽)")
+    expect(ivan.page.locator(f'.seat[data-seat="{vera.name}"]')).to_have_count(0)
+    shots(vera, artifacts, "stood-no-money")
     for p in (ivan, vera):
         assert p.errors == [], p.errors
