@@ -264,6 +264,8 @@ def test_the_lobby_switch_leaves_a_seat_that_the_creator_takes_on_entering(
     assert state["you"]["seat"] is not None and state["queue"] == []
     assert sum(1 for s in state["seats"] if s and s["bot"]) == 3
     assert all(m >= 10 for m in seats(state).values())  # the house staked the classic bots
+    assert ivan.call("table:bots", fill=False)["ok"]  # before they play without him (C-1.7)
+    ivan.until(lambda s: not any(x and x["bot"] for x in s["seats"]))
 
     maria, yozh = Player(server, 0, unique_name("Мария")), Player(server, 0, unique_name("Ёж"))
     made = maria.browser.post_form(
