@@ -3,8 +3,8 @@
 - `POST /practice`: one click from the lobby to a private practice table (B-1.4: the
   `svara32-practice` preset, 500 practice chips each, ante 10) with the player seated
   against «Гэри»; practice chips never touch the balance (app/ledger.py).
-- `table:bots` {table, fill}: the table's creator fills its free seats with bots, or sends
-  them away (they play out a hand in progress first).
+- `table:bots` {table, fill}: the table's creator fills its free seats with bots (one stays
+  for a person: `BotSeats.room`), or sends them away (they play out a hand in progress first).
 - `fill_table(app, table_id, count)`: the service `svara admin table create --bots N` calls
   in the serving process; `start(app)` seats the bots of open tables after a restart.
 - Bots step aside between hands when a person queues for a seat (app/bots/seats.py).
@@ -123,7 +123,7 @@ def toggle(user_id: int, table_id: int, fill: bool) -> list[str]:
     if fill:
         names = fill_table(app, live.id)
         snap = live.snapshot()
-        if not names and None in snap.seats and not snap.variant.rules.get("practice"):
+        if not names and _bots().room(snap) and not snap.variant.rules.get("practice"):
             raise TableError("money", "the house has no money to stake the bots")
         return names
     names = _bots().clear(live)

@@ -102,10 +102,19 @@ class BotSeats:
         members = (snap or live.snapshot()).members()
         return [seated[m.name] for m in members if m.name in seated]
 
+    def room(self, snap: Snapshot) -> int:
+        """How many bots may sit now: bots leave room for people (docs/rules.md, «Bots»), so
+        one free seat stays for the next person — but where a person sits already and one
+        seat is free, a bot takes it (a two-seat table gets its opponent)."""
+        free = sum(1 for m in snap.seats if m is None)
+        people = any(m.name not in snap.bots for m in snap.members())
+        return max(free - 1, 1 if people and free else 0)
+
     def fill(self, live: LiveTable, count: int | None = None) -> list[str]:
-        """Seat up to `count` bots (all the free seats when None); returns their names."""
-        free = sum(1 for m in live.snapshot().seats if m is None)
-        want = free if count is None else min(count, free)
+        """Seat up to `count` bots (as many as there is `room` for when None); returns
+        their names."""
+        room = self.room(live.snapshot())
+        want = room if count is None else min(count, room)
         names = []
         for _ in range(want):
             person = self._bot_user(live)
@@ -143,10 +152,13 @@ class BotSeats:
         """A free seat for the bot (never the queue); False when none is left."""
         snap = live.snapshot()
         stack = None
+        practice = snap.variant.rules.get("practice")
         if snap.stacks:
             stack = snap.variant["buy_in_max"] * snap.variant["ante"]
-            if not snap.variant.rules.get("practice"):
+            if not practice:
                 self._fund(person, stack)
+        elif not practice:  # C-0.2: a seat needs the ante (docs/rules.md)
+            self._fund(person, BANKROLL_ANTES * snap.variant["ante"])
         try:
             seated = live.take_free_seat(person, stack)
         except TableError:

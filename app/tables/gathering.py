@@ -123,7 +123,12 @@ class Gathering:
             raise TableError("not_now", f"you already answered: {member.answer}")
         money = self.seating.money[member.name]
         if kind != SKIP and not self.hand_cls.playable(self.variant, money):
-            raise TableError("money", f"you need at least {self.variant['ante']} to play")
+            ante = self.variant["ante"]
+            raise TableError(
+                "money",
+                f"you need at least {ante} to play",
+                fields={"need": ante, "short": ante - money},
+            )
 
     def answer(self, member: Member, kind: str, seed: str | None = None) -> list[Event]:
         """His answer, checked (`check`), with his page's shuffle seed if it sent one

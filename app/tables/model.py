@@ -15,11 +15,23 @@ WAITING, GATHERING, PLAYING = "waiting", "gathering", "playing"
 
 class TableError(Exception):
     """A request the table refuses; nothing changed. `code` is for programs, `reason` for
-    people (docs/protocol.md lists the codes)."""
+    people (docs/protocol.md lists the codes); `fields` are more fields of the refusal for
+    the page (a `money` refusal's `need` and `short`, so it can say how much is missing)."""
 
-    def __init__(self, code: str, reason: str, state: dict[str, Any] | None = None):
+    def __init__(
+        self,
+        code: str,
+        reason: str,
+        state: dict[str, Any] | None = None,
+        fields: dict[str, Any] | None = None,
+    ):
         super().__init__(reason)
         self.code, self.reason, self.state = code, reason, state
+        self.fields = fields or {}
+
+    def ack(self) -> dict[str, Any]:
+        """The refusal as an event's ack (docs/protocol.md, «Table»)."""
+        return {"ok": False, "error": self.reason, "code": self.code, **self.fields}
 
 
 @dataclass(frozen=True)

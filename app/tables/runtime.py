@@ -209,9 +209,15 @@ class LiveTable:
 
     # --- watching: join, leave, connection ----------------------------------------------
     def join(
-        self, sid: str, person: Person, since: int | None, listener: Listener | None = None
+        self,
+        sid: str,
+        person: Person,
+        since: int | None,
+        listener: Listener | None = None,
+        sit: bool = False,
     ) -> dict[str, Any]:
-        """A socket watches the table: the current state, the chat, and what it missed.
+        """A socket watches the table: the current state, the chat, and what it missed;
+        with `sit`, the player enters it (`enter`) and the answer says how that went.
 
         With a `listener`, `sid` names a watcher inside this process (a bot, app/bots/):
         every event for it (its own `table:state`, chat, `table:closed`) is handed to the
@@ -219,11 +225,25 @@ class LiveTable:
         with self.lock:
             if self._attach(sid, person, listener):
                 self._changed([Event("online", person.name)], skip=sid)
+            entered = {"sit": self._enter(person)} if sit else {}
             return {
                 "state": self.state_for(person.name, []),
                 "chat": self.chat.recent(),
                 "missed": self.news.missed(since, self.version, person.name),
+                **entered,
             }
+
+    def _enter(self, person: Person) -> dict[str, Any]:
+        """C-1.2: entering takes a free seat, or the queue at a full table; a returning
+        player keeps his seat or place. The stack is the smallest (S-1.5). Refused (too
+        little money, money in play elsewhere) he watches, and the answer says why."""
+        if self.member(person.name) is not None or self.queued(person.name):
+            return {"ok": True}
+        try:
+            self._sit(person, None, None, queue=True)
+        except TableError as refused:
+            return refused.ack()
+        return {"ok": True}
 
     def follow(self, sid: str, person: Person) -> None:
         """A seated or queued player's new socket watches the table at once (C-8.1, C-8.2)."""
@@ -301,7 +321,7 @@ class LiveTable:
             if self.queued(person.name):
                 raise TableError("not_now", "you are already in the queue")
             self._check_elsewhere(person)
-            stack = self.seating.check_stack(person, stack, self.variant)
+            stack = self.seating.check_money(person, stack, self.variant)
             free = self.seating.free_seat(seat)
             if free is None:
                 if not queue:
@@ -358,14 +378,17 @@ class LiveTable:
             self.gathering.check(member, kind)
             if kind != SKIP:
                 self._check_elsewhere(member.person)
-            before = self.gathering.saved()
+            before, opens = self.gathering.saved(), not self.gathering.open
             events = self.gathering.answer(member, kind, seed)
+            broke = self._stand_broke() if opens and self.gathering.open else []
             try:
-                events += self._try_start()
+                events += broke + self._try_start()
             except TableError:  # the database refused the hand: the answer is refused too
                 member.answer = None
                 self.gathering.restore(before)
                 self.gathering.fairness.withdraw(member.name, seed)
+                if broke:  # they left all the same
+                    self._changed(broke)
                 raise
             self._changed(events)
 
@@ -392,6 +415,22 @@ class LiveTable:
             elif step == EXTEND:  # C-1.3: one more period
                 return self._changed([self.gathering.extend()])
             self._changed([*events, self.gathering.lapse(), *self._stand_silent()])
+
+    def _stand_broke(self) -> list[Event]:
+        """docs/rules.md, «No money, no seat»: when a gathering opens, a person whose money
+        no longer pays the ante (C-1.8) leaves his seat for a spectator's (`stood`, why
+        `money`), so he holds up no gathering. Bots see to their own money (app/bots/), and a
+        practice match just ends (B-1.4)."""
+        if self.variant.rules.get("practice"):
+            return []
+        bots = self.watching.bots()
+        self.seating.refresh([m.name for m in self.members()])
+        events: list[Event] = []
+        for member in self.members():
+            money = self.seating.money.get(member.name, 0)
+            if member.name not in bots and not self.hand_cls.playable(self.variant, money):
+                events += self._stand(member, "money")
+        return events
 
     def _stand_silent(self) -> list[Event]:
         """C-1.7 (classic): whoever did not answer the gathering leaves the table."""
@@ -466,6 +505,8 @@ class LiveTable:
             if member.leaving or member.idle:
                 member.leaving = False
                 events += self._stand(member, "idle" if member.idle else "left")
+        if self.manners.gather_after_hand:
+            events += self._stand_broke()
         events += self.seating.seat_from_queue()
         if self.manners.gather_after_hand and len(self.members()) >= 2:
             events.append(self.gathering.start_timer())  # S-1.6: «Новая раздача»

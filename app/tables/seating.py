@@ -60,20 +60,35 @@ class Seating:
         """The money of `names` as the ledger has it now."""
         self.money.update(self.books.money(names))
 
-    def check_stack(self, person: Person, stack: int | None, variant: Variant) -> int | None:
-        """S-1.5: a stack of `buy_in_min`..`buy_in_max` antes, covered by the balance."""
+    def minimum(self, variant: Variant) -> int:
+        """What a seat needs (docs/rules.md, «No money, no seat»): the smallest stack
+        (S-1.5), or the ante (C-1.8) where one plays from the balance (C-0.2)."""
+        ante = variant["ante"]
+        return variant["buy_in_min"] * ante if self.books.stacks else ante
+
+    def check_money(self, person: Person, stack: int | None, variant: Variant) -> int | None:
+        """The stack to buy in (S-1.5: `buy_in_min`..`buy_in_max` antes, the smallest by
+        default; None where one plays from the balance), refused (`money`, with how much is
+        missing) when the balance does not cover it or, at a balance table, the ante."""
         if not self.books.stacks:
             if stack is not None:
                 raise TableError("bad_request", f"{variant.game} plays from the balance: no stack")
-            return None
-        ante = variant["ante"]
-        low, high = variant["buy_in_min"] * ante, variant["buy_in_max"] * ante
-        if stack is None:
-            stack = low
-        if not low <= stack <= high:
-            raise TableError("bad_request", f"a stack is {low} to {high}")
-        if not self.books.covers(person.id, stack):
-            raise TableError("money", f"your balance does not cover a stack of {stack}")
+            need = self.minimum(variant)
+            what = f"a seat needs the ante, {need}"
+        else:
+            ante = variant["ante"]
+            low, high = self.minimum(variant), variant["buy_in_max"] * ante
+            if stack is None:
+                stack = low
+            if not low <= stack <= high:
+                raise TableError("bad_request", f"a stack is {low} to {high}")
+            need = stack
+            what = f"your balance does not cover a stack of {stack}"
+        short = self.books.short(person.id, need)
+        if short:
+            raise TableError(
+                "money", f"{what}: it lacks {short}", fields={"need": need, "short": short}
+            )
         return stack
 
     # --- changes --------------------------------------------------------------------------

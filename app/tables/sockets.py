@@ -62,9 +62,10 @@ def _event(
                     "reason": refused.reason,
                     "code": refused.code,
                     "table": payload["table"],
+                    **refused.fields,
                 },
             )
-            return {"ok": False, "error": refused.reason, "code": refused.code}
+            return refused.ack()
 
     return handler
 
@@ -95,8 +96,12 @@ def init_app(tables: Tables, may_enter: MayEnter) -> None:
 
     on(
         "table:join",
-        lambda live, person, p: {"ok": True, **live.join(_sid(), person, p.get("since"))},
+        lambda live, person, p: {
+            "ok": True,
+            **live.join(_sid(), person, p.get("since"), sit=p.get("sit", False)),
+        },
         since=int,
+        sit=bool,
     )
     on("table:leave", lambda live, person, p: live.leave(_sid()))
     on("table:sit", lambda live, person, p: live.sit(person, p.get("seat"), p.get("stack")),

@@ -106,11 +106,13 @@ class TableStore:
                 .values(seated=occupancy[0], queued=occupancy[1])
             )
 
-    def covers(self, table_id: int, user_id: int, stack: int) -> bool:
-        """Whether the user may sit down with `stack` (S-1.5): his balance covers it, or
-        the table is a practice table, whose chips are granted, not bought (B-1.4)."""
+    def short(self, table_id: int, user_id: int, amount: int) -> int:
+        """What the user's balance lacks of `amount` to sit down here (0 when it covers it,
+        and always at a practice table, whose chips are granted: B-1.4)."""
         with self.db.session() as s:
-            return ledger.practice_table(s, table_id) or ledger.user_balance(s, user_id) >= stack
+            if ledger.practice_table(s, table_id):
+                return 0
+            return max(0, amount - ledger.user_balance(s, user_id))
 
     def set_rules(self, table_id: int, rules: Mapping[str, Any]) -> None:
         """Keep rules changed at a live table with the table's own overrides."""
@@ -268,8 +270,8 @@ class Books:
     def money(self, names: Iterable[str]) -> dict[str, int]:
         return self.store.money(self.table_id, names, self.stacks)
 
-    def covers(self, user_id: int, stack: int) -> bool:
-        return self.store.covers(self.table_id, user_id, stack)
+    def short(self, user_id: int, amount: int) -> int:
+        return self.store.short(self.table_id, user_id, amount)
 
     def buy_in(self, user_id: int, amount: int) -> None:
         self.store.buy_in(self.table_id, user_id, amount)

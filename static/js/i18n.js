@@ -67,6 +67,8 @@ const RU = {
   "err.chat": "Сообщение не отправлено",
   "err.server": "Сервер не смог сохранить ход, попробуйте ещё раз",
   "err.refused": "Сервер отклонил запрос",
+  "err.money_short": "Не хватает денег: ещё {short} ₽ (нужно {need} ₽)",
+  stood_money: "Вы встали из-за стола: не хватает денег на анте ({ante} ₽)",
   // field errors of the forms (app/forms.py TEXTS)
   "form.required": "Заполните это поле",
   "form.too_long": "Слишком длинное значение",
@@ -282,6 +284,8 @@ const RU = {
   "lobby.practice": "Практика",
   "lobby.practice_text": "Один на один с ботом «Гэри»: по 500 тренировочных фишек, анте 10. Баланс не меняется.",
   "lobby.practice_btn": "Играть с Гэри · Свара 32",
+  "lobby.play": "Играть",
+  "lobby.watch": "Смотреть",
   "lobby.own_tables": "Мои столы",
   "lobby.bots": "ботов: {n}",
   "lobby.bots_on": "Заполнить места ботами",
@@ -439,6 +443,8 @@ const EN = {
   "err.chat": "The message was not sent",
   "err.server": "The server could not save that, try again",
   "err.refused": "The server refused the request",
+  "err.money_short": "Not enough money: {short} ₽ short ({need} ₽ needed)",
+  stood_money: "You were stood up: not enough money for the ante ({ante} ₽)",
   "form.required": "Fill in this field",
   "form.too_long": "Too long",
   "form.range": "The number is out of range",
@@ -642,6 +648,8 @@ const EN = {
   "lobby.practice": "Practice",
   "lobby.practice_text": "One on one with the bot Gary: 500 practice chips each, ante 10. Your balance does not change.",
   "lobby.practice_btn": "Play with Gary · Svara 32",
+  "lobby.play": "Play",
+  "lobby.watch": "Watch",
   "lobby.own_tables": "My tables",
   "lobby.bots": "bots: {n}",
   "lobby.bots_on": "Fill the seats with bots",
@@ -800,6 +808,8 @@ const BG = {
   "err.chat": "Съобщението не е изпратено",
   "err.server": "Сървърът не успя да запише хода, опитайте отново",
   "err.refused": "Сървърът отказа заявката",
+  "err.money_short": "Нямате достатъчно пари: липсват {short} ₽ (нужни са {need} ₽)",
+  stood_money: "Станахте от масата: нямате пари за антето ({ante} ₽)",
   "form.required": "Попълнете това поле",
   "form.too_long": "Твърде дълга стойност",
   "form.range": "Числото е извън позволените граници",
@@ -1003,6 +1013,8 @@ const BG = {
   "lobby.practice": "Тренировка",
   "lobby.practice_text": "Един срещу един с бота Гари: по 500 тренировъчни чипа, анте 10. Балансът ви не се променя.",
   "lobby.practice_btn": "Играй с Гари · Свара 32",
+  "lobby.play": "Играй",
+  "lobby.watch": "Гледай",
   "lobby.own_tables": "Моите маси",
   "lobby.bots": "ботове: {n}",
   "lobby.bots_on": "Попълни местата с ботове",
@@ -1115,6 +1127,11 @@ const DETAILED = new Set(["bad_request", "illegal", "chat", "refused"]);
  * message, plus the server's (English) reason as a detail where it helps; an event refused
  * without a code (a malformed one) or with a code this page does not know is `refused`. */
 export function refusal(lang, msg) {
+  // «No money, no seat» (docs/rules.md): how much is missing, when the server says.
+  if (msg?.code === "money" && msg.short) {
+    const sum = (n) => Number(n).toLocaleString("ru-RU");
+    return translate(lang, "err.money_short", { short: sum(msg.short), need: sum(msg.need) });
+  }
   const known = msg?.code && `err.${msg.code}` in RU;
   const code = known ? msg.code : "refused";
   const text = translate(lang, `err.${code}`);

@@ -34,10 +34,18 @@ function tableRow(row) {
   tr.className = "table-row";
   tr.dataset.tableId = String(row.id);
   const name = cell("table-name", "");
-  const link = document.createElement("a");
-  link.href = `/table/${row.id}`;
-  link.textContent = row.name;
-  name.append(link);
+  const link = (className, href, text) => {
+    const a = document.createElement("a");
+    if (className) a.className = className;
+    a.href = href;
+    a.textContent = text;
+    return a;
+  };
+  // «Играть» enters the table and takes a seat (C-1.2); «Смотреть» only watches.
+  const links = document.createElement("span");
+  links.className = "table-links";
+  links.append(link("play", `/table/${row.id}`, t("lobby.play")), " ", link("watch", `/table/${row.id}?watch=1`, t("lobby.watch")));
+  name.append(link("", `/table/${row.id}`, row.name), " ", links);
   const variant = cell("table-variant", gameName(row.game));
   variant.title = row.variant;
   tr.append(name, variant, cell("table-stakes", stakes(row.stakes)),

@@ -468,7 +468,9 @@ export function renderActions(state, ctx) {
   const { t } = ctx;
   const { view } = state;
   if (!view || !(view.legal || []).length) {
-    return (state.between || [])
+    // Why the viewer has no seat (docs/rules.md, «No money, no seat»), beside «Сесть за стол».
+    const note = ctx.note ? `<p class="note" role="status">${esc(ctx.note)}</p>` : "";
+    return note + (state.between || [])
       .map((a) => {
         const label = t(BETWEEN_LABEL[a.do] || a.do);
         const price = a.price ? ` · ${money(a.price)}` : "";

@@ -25,7 +25,7 @@ const drawn = {};
 
 // speaking: the names whose seats glow (voice:levels); who is in the voice and the toggles
 // are each seat's `voice` in the table state.
-const local = { fresh: new Set(), upBefore: 3, draft: {}, banner: null, score: null, speaking: new Set() };
+const local = { fresh: new Set(), upBefore: 3, draft: {}, banner: null, score: null, speaking: new Set(), note: null };
 /** Everything the server told us, in the shape render.js reads (protocol.js makes it). */
 let state = { table: { id: tableId, name: "", game: "", seats: 0 }, seats: [], queue: 0, me: null, view: null, between: [], deadlines: {} };
 let bannerTimer = 0;
@@ -44,6 +44,7 @@ function ctx() {
     banner: local.banner,
     speaking: local.speaking,
     tuningMarks: (name) => tuning.seatMarks(name, t, state.me),
+    note: local.note,
   };
 }
 
@@ -161,6 +162,9 @@ function receive(msg) {
   fairCheck.observe(msg, msg.you?.name).then(showFair, () => showFair({ ok: false, reason: "fair.bad_commit" }));
   if (msg.fair && !msg.fair.seed && msg.phase === "playing") $("#fair-mark").hidden = true;
   followSeat();
+  if (seated() || state.myQueue) local.note = null;
+  const broke = state.news.some((e) => e.kind === "stood" && e.player === state.me && e.why === "money");
+  if (broke) local.note = t("stood_money", { ante: state.table.ante });
   if (state.view !== before) effects(before, state.view, state.news);
   ensureScorer();
   draw();
@@ -203,15 +207,33 @@ function chatLine(line) {
   li.scrollIntoView({ block: "end" });
 }
 
+/** C-1.2: opening the table takes a free seat (or the queue) — unless its address asks to
+ * watch only (`?watch=1`, the lobby's «Смотреть»). At a table of stacks the buy-in is asked
+ * first (S-1.5). Reconnecting only watches again: a seat or a place is kept anyway. */
+let entering = !new URLSearchParams(location.search).has("watch");
+
+/** Why a seat was refused (docs/rules.md, «No money, no seat»): it stays written under the
+ * table, with how much is missing, until the player sits. */
+function seatRefused(msg) {
+  if (msg.code !== "money") return;
+  local.note = refusal(settings.lang, msg);
+  draw();
+}
+
 // C-8.2: this page's connection is the account's one at this table; the lobby in another
 // tab has its own and takes nothing over.
 const { socket, end } = connect($("[data-net]"), t, { table: tableId });
 socket.on("connect", () =>
-  socket.emit(EVENTS.join, { table: tableId }, (ack) => {
+  socket.emit(EVENTS.join, { table: tableId, ...(entering && !page.buyInMin ? { sit: true } : {}) }, (ack) => {
     if (!ack?.state) return;
     $("#chat-list").replaceChildren();
     for (const line of ack.chat || []) chatLine(line);
     receive(ack.state);
+    if (entering) {
+      entering = false;
+      if (ack.sit && !ack.sit.ok) seatRefused(ack.sit);
+      else if (page.buyInMin && ack.state.you?.seat == null && !ack.state.you?.queue) askBuyIn();
+    }
     // Back after a reload with voice on: the server kept the toggles (voice:join).
     if (seated() && !voice && sessionStorage.getItem(VOICE_KEY)) {
       startVoice().then(showVoice, (error) => toast(voiceProblem(error)));
@@ -238,7 +260,10 @@ socket.on("table:kicked", (m) => m.table === tableId && toast(t("kicked")));
 socket.on(EVENTS.state, receive);
 /** A refusal (docs/protocol.md `error`) in the player's words (an illegal action's reason,
  * which names the rule, C-…, comes after them). */
-socket.on("error", (msg) => toast(refusal(settings.lang, msg)));
+socket.on("error", (msg) => {
+  toast(refusal(settings.lang, msg));
+  if (msg?.event === "table:sit") seatRefused(msg);
+});
 
 // --- the shuffle check (docs/fairness.md) ----------------------------------------------------
 

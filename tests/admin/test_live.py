@@ -51,12 +51,12 @@ def seated(state: dict[str, Any]) -> list[str]:
 
 def test_a_grant_shows_up_at_the_table(server: Server) -> None:
     table = new_table(server, "classic")
-    (anna,) = seat(server, table, 1, money=0)
-    assert anna.state["seats"][0]["money"] == 0
+    (anna,) = seat(server, table, 1, money=10)  # a seat needs the ante (docs/rules.md)
+    assert anna.state["seats"][0]["money"] == 10
     done = ok(server, "balance", "grant", anna.name, "500", "--reason", "welcome")
-    assert done["live"] == {"server": True, "ok": True, "balance": 500, "tables": [table]}
-    anna.until(lambda s: s["seats"][0]["money"] == 500)
-    assert ("account:balance", {"balance": 500}) in anna.received
+    assert done["live"] == {"server": True, "ok": True, "balance": 510, "tables": [table]}
+    anna.until(lambda s: s["seats"][0]["money"] == 510)
+    assert ("account:balance", {"balance": 510}) in anna.received
     anna.close()
 
 
@@ -123,7 +123,7 @@ def test_a_ban_in_a_hand_folds_the_player_on_his_turn(server: Server) -> None:
 
 def test_a_new_password_ends_the_connection(server: Server) -> None:
     table = new_table(server, "classic")
-    (anna,) = seat(server, table, 1, money=0)
+    (anna,) = seat(server, table, 1, money=10)  # a seat needs the ante (docs/rules.md)
     done = ok(server, "user", "set-password", anna.name, "--password", "a new secret")
     assert done["live"]["disconnected"] is True
     assert anna.event("session:ended") == {"reason": "password changed"}

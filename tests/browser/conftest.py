@@ -123,15 +123,21 @@ class Player:
         page.wait_for_url(re.compile(r"/table/\d+$"))
         return int(page.url.rsplit("/", 1)[1])
 
-    def open_table(self, table_id: int) -> None:
-        self.page.goto(f"{self.base}/table/{table_id}")
+    def open_table(self, table_id: int, watch: bool = True) -> None:
+        """The table's page: as a spectator (the lobby's «Смотреть»), or entering it, which
+        takes a free seat (C-1.2; at a table of stacks it asks for the buy-in first)."""
+        self.page.goto(f"{self.base}/table/{table_id}" + ("?watch=1" if watch else ""))
         pw_expect(self.page.locator(".seat").first).to_be_visible()
 
     def sit(self, stack: int | None = None) -> None:
-        """«Сесть за стол»; at a table of stacks, confirm the buy-in (S-1.5): `stack`, or
-        the smallest one offered."""
-        self.click("Сесть за стол")
+        """«Сесть за стол» — unless he sits already (a classic table's creator sat down
+        when «Открыть стол» opened it); at a table of stacks, confirm the buy-in (S-1.5):
+        `stack`, or the smallest one offered."""
         buy_in = self.page.locator("#buy-in")
+        if not buy_in.is_visible():
+            if self.page.locator(f'.seat[data-seat="{self.name}"]').count():
+                return
+            self.click("Сесть за стол")
         if buy_in.count():
             pw_expect(buy_in).to_be_visible()
             if stack is not None:

@@ -34,8 +34,8 @@ def test_shaha36_tap_to_look_bet_dark_and_showdown(people: list[Player], artifac
     anna, boris, vera = people
     table = Table(people, anna.new_table("Шаха " + anna.name, "shaha36", 6))
     # S-1.5: the stack, 20 to 100 antes, comes from the balance of 1000: anna takes 500.
-    anna.page.goto(f"{anna.base}/table/{table.id}")
-    anna.click("Сесть за стол")
+    anna.page.goto(f"{anna.base}/table/{table.id}")  # entering asks for the stack (C-1.2)
+    expect(anna.page.locator("#buy-in")).to_be_visible()
     expect(anna.page.locator("#buy-in .amount-input")).to_have_attribute("max", "1000")
     anna.page.click('#buy-in button[data-buy-in="cancel"]')
     expect(anna.page.locator(f'.seat[data-seat="{anna.name}"]')).to_have_count(0)

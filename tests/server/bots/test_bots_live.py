@@ -19,7 +19,7 @@ from sqlmodel import select
 from app.lobby.service import create_table
 from app.models import HandRecord, Table, User
 
-from ..conftest import ASYNC_MODES, WAIT, Server, start_server, stopped
+from ..conftest import ASYNC_MODES, WAIT, Server, start_server, stopped, unique_name
 from ..tablekit import (
     SLOW_TIMERS,
     Player,
@@ -124,8 +124,9 @@ def test_a_person_plays_a_practice_match_against_gary_to_the_end(server: Server)
 
 
 def test_bots_fill_the_free_seats_and_step_aside_for_a_person(server: Server) -> None:
-    """The creator's toggle fills every free seat with bots (no rake: S-8.2); a person who
-    wants a seat gets one between hands; bots play hands through the runtime; the creator
+    """The creator's toggle fills the free seats with bots but one (no rake: S-8.2), which
+    the creator takes on entering (docs/rules.md, «Bots»); a person who wants a seat at the
+    full table gets one between hands; bots play hands through the runtime; the creator
     sends them away."""
     creator = Player(server, 0)
     db = database(server)
@@ -147,16 +148,24 @@ def test_bots_fill_the_free_seats_and_step_aside_for_a_person(server: Server) ->
     assert toggle not in other_lobby
     filled = creator.browser.post_form(f"/tables/{creator.table}/bots", {"fill": "1"}, "/")
     assert filled.status_code == 302, filled.text
-    state = creator.until(lambda s: len(seats(s)) == 3 and s)
+    state = creator.until(lambda s: len(seats(s)) == 2 and s)
     lobby = creator.browser.http.get(creator.browser.url + "/", timeout=WAIT).text
-    assert "ботов: 3" in lobby and "Убрать ботов" in lobby
+    assert "ботов: 2" in lobby and "Убрать ботов" in lobby
     assert all(m == 1000 for m in seats(state).values())  # S-1.5: a full stack each
     with db.session() as s:
         assert s.get(Table, creator.table).rules["bots"] is True  # type: ignore[union-attr]
     grant(server, creator.name, 500)
-    creator.sit()  # the table is full: he queues, and a bot stands up for him
+    assert creator.call("table:join", sit=True)["sit"] == {"ok": True}  # a seat, no queue
     state = creator.until(lambda s: creator.name in seats(s) and s)
     assert len(seats(state)) == 3 and not state["queue"]
+    grant(server, other.name, 500)
+    other.sit()  # the table is full: he queues, and a bot stands up for him between hands
+    state = other.until(lambda s: other.name in seats(s) and s)
+    assert len(seats(state)) == 3 and not state["queue"]
+    assert other.call("table:stand") == {"ok": True}
+    again = creator.call("table:bots", fill=True)  # a person sits: the last seat may go too
+    assert again["ok"] and len(again["bots"]) == 1, again
+    creator.until(lambda s: len(seats(s)) == 3)
     assert creator.call("table:ready") == {"ok": True}  # shaha36: «Новая раздача»
     hand = creator.until(lambda s: s["phase"] == "playing" and s["hand"]["id"])
     for _ in range(100):
@@ -231,3 +240,47 @@ def test_a_bot_in_a_hand_plays_on_after_a_restart(tmp_path: Path, mode: str) -> 
     finally:
         person.close()
         server.stop()
+
+
+def test_the_lobby_switch_leaves_a_seat_that_the_creator_takes_on_entering(
+    server: Server,
+) -> None:
+    """docs/hosting.md's promise, docs/rules.md «Bots»: Иван opens a four-seat table from the
+    lobby form and fills it from «Мои столы»: three bots sit and a seat stays free, which he
+    takes on entering (C-1.2), not the queue. At a two-seat table one bot leaves the other
+    seat to Мария; Ёж, arriving at the full table, queues, and the bot stands up for him."""
+    ivan = Player(server, 0, unique_name("Иван"))
+    grant(server, ivan.name, 1000)
+    made = ivan.browser.post_form(
+        "/tables", {"name": "Пятница", "variant": "classic", "seats": "4"}, token_from="/"
+    )
+    assert made.status_code == 302, made.text
+    ivan.table = int(TABLE_URL.search(made.headers["Location"]).group(1))  # type: ignore[union-attr]
+    filled = ivan.browser.post_form(f"/tables/{ivan.table}/bots", {"fill": "1"}, "/")
+    assert filled.status_code == 302, filled.text
+    reply = ivan.call("table:join", sit=True)
+    assert reply["sit"] == {"ok": True}, reply
+    state = ivan.until(lambda s: len(seats(s)) == 4 and s)
+    assert state["you"]["seat"] is not None and state["queue"] == []
+    assert sum(1 for s in state["seats"] if s and s["bot"]) == 3
+    assert all(m >= 10 for m in seats(state).values())  # the house staked the classic bots
+    assert ivan.call("table:bots", fill=False)["ok"]  # before they play without him (C-1.7)
+    ivan.until(lambda s: not any(x and x["bot"] for x in s["seats"]))
+
+    maria, yozh = Player(server, 0, unique_name("Мария")), Player(server, 0, unique_name("Ёж"))
+    made = maria.browser.post_form(
+        "/tables", {"name": "Дуэль", "variant": "classic", "seats": "2"}, token_from="/"
+    )
+    maria.table = yozh.table = int(TABLE_URL.search(made.headers["Location"]).group(1))  # type: ignore[union-attr]
+    maria.join()
+    filled = maria.call("table:bots", fill=True)
+    assert filled["ok"] and len(filled["bots"]) == 1, filled  # the other seat is a person's
+    for p in (maria, yozh):
+        grant(server, p.name, 100)
+        assert p.call("table:join", sit=True)["sit"] == {"ok": True}
+    assert maria.until(lambda s: s["you"]["seat"] is not None)
+    state = yozh.until(lambda s: yozh.name in seats(s) and s)  # the bot gave him its seat
+    assert set(seats(state)) == {maria.name, yozh.name}
+    assert books(server).ok, books(server).problems
+    for p in (ivan, maria, yozh):
+        p.close()

@@ -11,12 +11,14 @@ from pathlib import Path
 from typing import Any
 
 from ..conftest import WAIT, Browser, Client, Server, unique_name
+from ..tablekit import grant
 
 ROW = re.compile(r'<li class="private-row" data-table-id="(\d+)">.*?value="([^"]+)"', re.S)
 MISSING = 10**9  # no table has this id
 EVENTS: list[tuple[str, dict[str, Any]]] = [
     ("table:join", {}),
     ("table:join", {"since": 0}),
+    ("table:join", {"sit": True}),
     ("table:sit", {}),
     ("table:sit", {"seat": 0}),
     ("table:stand", {}),
@@ -33,7 +35,9 @@ EVENTS: list[tuple[str, dict[str, Any]]] = [
 
 def _someone(server: Server, prefix: str) -> Browser:
     browser = Browser(server.url)
-    browser.register(unique_name(prefix))
+    name = unique_name(prefix)
+    browser.register(name)
+    grant(server, name, 10)  # a seat needs the ante (docs/rules.md, «No money, no seat»)
     return browser
 
 
@@ -100,6 +104,7 @@ def test_the_link_makes_a_guest_who_keeps_his_way_in(server: Server) -> None:
     table_id, link = _private_table(creator, "Софийска маса")
     name = unique_name("Гость")
     Browser(server.url).register(name)
+    grant(server, name, 10)  # a seat needs the ante (docs/rules.md, «No money, no seat»)
     guest = Browser(server.url)
     first = guest.http.get(link, allow_redirects=False, timeout=WAIT)
     assert first.status_code == 302 and "/login?next=/invite/" in first.headers["Location"]

@@ -14,6 +14,7 @@ from ..tablekit import (
     balances,
     books,
     everyone,
+    grant,
     hands,
     new_table,
     play_hand,
@@ -120,6 +121,7 @@ def test_lobby_hears_seats_taken(fast: Server) -> None:
     listener.client.call("lobby:join")
     seat(fast, table, 2, 10)
     queued = Player(fast, table)
+    grant(fast, queued.name, 10)  # a place in the queue needs the ante (docs/rules.md)
     queued.join()
     queued.sit()
     while (summary := listener.event("lobby:table"))["id"] != table or summary["queue"] != 1:

@@ -179,6 +179,7 @@ def test_queue_is_first_in_first_out(fast: Server) -> None:
     a, b = seat(fast, table, 2, 100)
     first, second = Player(fast, table), Player(fast, table)
     for q in (first, second):
+        grant(fast, q.name, 100)  # a place in the queue needs the ante too (docs/rules.md)
         q.join()
         q.sit()
     a.until(lambda s: s["queue"] == [first.name, second.name])
@@ -254,7 +255,8 @@ def test_shaha36_chat_is_closed_during_a_hand(fast: Server) -> None:
 def test_grants_after_sitting_are_seen_when_answering(fast: Server) -> None:
     """C-1.8: a player without the ante cannot get ready; a later grant lets him."""
     table = new_table(fast, "classic")
-    (p,) = seat(fast, table, 1, 0)
+    (p,) = seat(fast, table, 1, 10)
+    grant(fast, p.name, -10)  # taken while he sits (a seat needs the ante: docs/rules.md)
     refused(p, "table:ready", {"table": table}, "money")
     grant(fast, p.name, 10)
     assert p.call("table:ready") == {"ok": True}

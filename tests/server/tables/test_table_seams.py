@@ -185,15 +185,15 @@ def test_rules_change_between_hands_only_and_stay_with_the_table(tmp_path: Path)
 
 
 def test_practice_chips_need_no_balance_and_never_touch_it(tmp_path: Path) -> None:
-    """B-1.4: at a practice table any balance covers the stack (`TableStore.covers`), the
+    """B-1.4: at a practice table any balance covers the stack (`TableStore.short`), the
     chips are granted and taken back; at another stack table the balance must cover it."""
     app = make_app(tmp_path)
     practice, real = open_table(app, "svara32-practice"), open_table(app, "svara32")
     broke = person(app, "anna")
     with app.app_context():
         tables: Tables = app.extensions[TABLES]
-        assert tables.store.covers(practice, broke.id, 500)
-        assert not tables.store.covers(real, broke.id, 200)
+        assert tables.store.short(practice, broke.id, 500) == 0
+        assert tables.store.short(real, broke.id, 200) == 200
         with pytest.raises(TableError, match="does not cover a stack of 200"):
             tables.get(real).sit(broke, None, None)
         live = tables.get(practice)

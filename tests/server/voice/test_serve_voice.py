@@ -37,7 +37,7 @@ from ..conftest import (
     stopped,
     unique_name,
 )
-from ..tablekit import new_table
+from ..tablekit import grant, new_table
 
 VOICE_ENV = {"SVARA_VOICE_ADDRESSES": '["127.0.0.1"]'}
 RESTARTING = "voice is restarting"
@@ -143,6 +143,7 @@ def test_the_sfu_is_supervised_and_voice_follows_the_seats(tls_server: Server) -
             browser.http.headers["Referer"] = server.url + "/"  # CSRF over HTTPS checks it
             names[who] = unique_name(who)
             browser.register(names[who])
+            grant(server, names[who], 10)  # a seat needs the ante (docs/rules.md)
             clients[who] = tls_socket(browser, cert)
             assert clients[who].call("table:join", {"table": table})["state"]
         ann, bob, sam = clients["ann"], clients["bob"], clients["sam"]
@@ -213,7 +214,9 @@ def test_voice_off_starts_no_sfu(tmp_path: Path) -> None:
     server = start_server(tmp_path / "instance", "eventlet", SVARA_VOICE="false")
     try:
         browser = Browser(server.url)
-        browser.register(unique_name("off"))
+        name = unique_name("off")
+        browser.register(name)
+        grant(server, name, 10)  # a seat needs the ante (docs/rules.md)
         client = browser.socket()
         table = new_table(server, "classic", seats=3)
         client.call("table:join", {"table": table})
