@@ -23,7 +23,7 @@ from rtc.ice import offer_addresses
 from tests.voicekit import Participant, PeerLoop
 
 from ..conftest import ASYNC_MODES, WAIT, Server, start_server, stopped, unique_name
-from ..tablekit import Player, new_table
+from ..tablekit import Player, grant, new_table
 from ..voice.test_serve_voice import VOICE_ENV, admin, join_voice, rooms
 
 REFUSED = {"ok": False, "error": "voice is for the players seated at the table"}
@@ -56,6 +56,7 @@ def seated(server: Server, table: int, *names: str) -> list[Player]:
     """Players with these names' prefixes, joined and seated in order."""
     players = [Player(server, table, unique_name(name)) for name in names]
     for p in players:
+        grant(server, p.name, 10)  # a seat needs the ante (docs/rules.md)
         p.join()
         p.sit()
     for p in players:
@@ -115,6 +116,7 @@ def test_a_toggle_is_one_change_of_the_table_and_only_the_seated_see_the_voice(
     sam = Player(voice_server, table, unique_name("Sam"))  # a spectator
     sam.join()
     ivan = Player(voice_server, table, unique_name("Иван"))  # the table is full: he waits
+    grant(voice_server, ivan.name, 10)
     ivan.join()
     ivan.sit()
     ivan.until(lambda s: s["you"]["queue"] == 1)
