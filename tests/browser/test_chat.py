@@ -8,6 +8,7 @@ from pathlib import Path
 from playwright.sync_api import expect
 
 from .conftest import DESKTOP, PHONE, Crowd, Player
+from .test_languages import choose_language
 
 
 def test_table_chat_and_quick_phrases(people: list[Player]) -> None:
@@ -64,3 +65,21 @@ def test_unread_badge_and_the_phones_drawer(crowd: Crowd, artifacts: Path) -> No
     maria.page.press("#chat-input", "Enter")
     expect(ivan.page.locator("#chat-list li").last).to_have_text(f"{maria.name}: Вижу")
     expect(badge).to_be_hidden()  # read as it came: the panel is open
+
+
+def test_a_quick_phrase_is_said_in_each_listeners_language(crowd: Crowd) -> None:
+    """C-8.4: «Удачи!» pressed on a Russian page reads «Good luck!» on an English one and
+    «Успех!» on a Bulgarian one; each page's buttons are in its own language."""
+    ivan, mary, stoyan = (crowd.add(DESKTOP, n) for n in ("Иван", "Mary", "Стоян"))
+    choose_language(mary.page, crowd.server.url, "English")
+    choose_language(stoyan.page, crowd.server.url, "Български")
+    table_id = ivan.new_table("Фразы " + ivan.name, "classic", 4)
+    for p in (ivan, mary, stoyan):
+        p.open_table(table_id)
+        p.page.click('[data-panel="chat-panel"]')
+    expect(mary.page.locator(".phrase").nth(3)).to_have_text("Good luck!")
+    ivan.page.click(".phrase >> text=Удачи!")
+    for p, words in ((ivan, "Удачи!"), (mary, "Good luck!"), (stoyan, "Успех!")):
+        expect(p.page.locator("#chat-list li").last).to_have_text(f"{ivan.name}: {words}")
+    mary.page.reload()  # the recent lines too
+    expect(mary.page.locator("#chat-list li").last).to_have_text(f"{ivan.name}: Good luck!")
