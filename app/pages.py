@@ -24,7 +24,7 @@ from app.engine.scoring import ABSOLUTE_KEY, SCORERS
 from app.forms import form_error_key
 from app.lobby.service import get_lobby
 from app.models import Table, get_db
-from app.table_rules import table_variant
+from app.table_rules import playable_variant
 
 bp = Blueprint("pages", __name__)
 RULES_DIR = Path(__file__).resolve().parent / "rules_text"
@@ -155,9 +155,9 @@ def table(table_id: int) -> Any:
         abort(404)
     with get_db().session() as s:
         row = s.get(Table, table_id)
-        if row is None or row.closed:
+        variant = None if row is None or row.closed else playable_variant(s, row)
+        if variant is None:  # none, closed, or rules this version refuses
             abort(404)
-        variant = table_variant(s, row)
     buy_in = None
     if "buy_in_min" in variant.rules:
         ante = variant["ante"]

@@ -3,6 +3,7 @@ with the table's own overrides on top."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from typing import Any
 
@@ -10,6 +11,9 @@ from sqlmodel import Session, select
 
 from app.engine.variants import PRESETS, Variant, VariantError, get_variant
 from app.models import CustomVariant, Table
+
+log = logging.getLogger(__name__)
+_refused: set[int | None] = set()  # the tables whose refusal was logged (once a process)
 
 
 def find_variant(s: Session, name: str, overrides: Mapping[str, Any] | None = None) -> Variant:
@@ -31,3 +35,22 @@ def variant_names(s: Session) -> list[str]:
 def table_variant(s: Session, table: Table) -> Variant:
     """The rules of a table: its variant with its overrides and its number of seats."""
     return find_variant(s, table.variant, {**table.rules, "seats": table.seats})
+
+
+def playable_variant(s: Session, table: Table) -> Variant | None:
+    """The rules of a table, or None when this version refuses them (a value stored under
+    wider ranges, a deleted custom variant): such a table is not played, listed or opened,
+    and says why in the log, instead of keeping the server from starting
+    (docs/hosting.md «Upgrading»)."""
+    try:
+        return table_variant(s, table)
+    except VariantError as refused:
+        if table.id in _refused:
+            return None
+        _refused.add(table.id)
+        log.warning(
+            "table %s (%r) is not played: its rules are refused (%s); "
+            "`svara admin table show %s` shows them",
+            table.id, table.name, refused, table.id,
+        )  # fmt: skip
+        return None

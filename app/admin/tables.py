@@ -125,7 +125,7 @@ def show_table(s: Session, key: str) -> dict[str, Any]:
     try:
         rules = json_rules(table_variant(s, table).rules)
     except VariantError as gone:
-        rules = {"error": str(gone)}
+        rules = {"error": str(gone), "stored": table.rules}  # what to fix, or close it
     stacks = s.exec(
         select(User.name, Account.balance)
         .join(User, col(User.id) == Account.user_id)

@@ -23,7 +23,7 @@ from app.chat import Chat
 from app.engine.variants import VariantError
 from app.extensions import socketio
 from app.models import Database, Table, TableGuest
-from app.table_rules import find_variant, table_variant
+from app.table_rules import find_variant, playable_variant
 
 from .invites import Access, invite_path, new_token
 
@@ -57,10 +57,13 @@ class Lobby:
         what is stored."""
         self.occupancy = occupancy
 
-    def summary(self, s: Session, table: Table) -> dict[str, Any]:
-        """One table as listed: variant, stakes, seats taken, queue length."""
+    def summary(self, s: Session, table: Table) -> dict[str, Any] | None:
+        """One table as listed: variant, stakes, seats taken, queue length (None for a table
+        whose rules this version refuses: it is not played, so not listed)."""
         assert table.id is not None
-        variant = table_variant(s, table)
+        variant = playable_variant(s, table)
+        if variant is None:
+            return None
         # Live here, or as the process that plays it last stored (several processes).
         seated, queued = self.occupancy(table.id) or (table.seated, table.queued)
         stakes: dict[str, Any] = {"ante": variant["ante"]}
@@ -86,7 +89,8 @@ class Lobby:
             query = (
                 select(Table).where(~col(Table.closed), ~col(Table.private)).order_by(col(Table.id))
             )
-            return [self.summary(s, t) for t in s.exec(query).all()]
+            listed = (self.summary(s, t) for t in s.exec(query).all())
+            return [summary for summary in listed if summary is not None]
 
     def private_tables(self, user_id: int) -> list[dict[str, Any]]:
         """The open private tables the user created or was invited to, with their links."""
@@ -99,8 +103,9 @@ class Lobby:
                 .order_by(col(Table.id))
             )
             return [
-                {**self.summary(s, t), "invite": invite_path(t.invite or "")}
+                {**summary, "invite": invite_path(t.invite or "")}
                 for t in s.exec(query).all()
+                if (summary := self.summary(s, t)) is not None
             ]
 
     def publish(self, table_id: int) -> None:

@@ -36,7 +36,7 @@ from app.models import (
     User,
     utcnow,
 )
-from app.table_rules import table_variant
+from app.table_rules import playable_variant
 
 # An action saves its hand's row in place, without loading it: the columns given, by id.
 # Not typed (next line): SQLModel sets `__table__` on a table model at runtime.
@@ -67,14 +67,16 @@ class TableStore:
     def open_tables(self) -> list[tuple[Table, Variant]]:
         with self.db.session() as s:
             tables = s.exec(select(Table).where(Table.closed == False)).all()  # noqa: E712
-            return [(t, table_variant(s, t)) for t in tables]
+            played = ((t, playable_variant(s, t)) for t in tables)
+            return [(t, variant) for t, variant in played if variant is not None]
 
     def table(self, table_id: int) -> tuple[Table, Variant] | None:
         with self.db.session() as s:
             table = s.get(Table, table_id)
             if table is None or table.closed:
                 return None
-            return table, table_variant(s, table)
+            variant = playable_variant(s, table)
+            return None if variant is None else (table, variant)
 
     def money(self, table_id: int, names: Iterable[str], stacks: bool) -> dict[str, int]:
         """What each player plays from: his balance (C-0.2) or his stack here (S-1.5)."""
