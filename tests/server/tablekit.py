@@ -158,7 +158,7 @@ class Player:
         self.table = table_id
         self.browser = Browser(server.url)
         self.browser.register(self.name)
-        self.client = self.browser.socket(table_id)
+        self.client = self.browser.socket(table_id or None)  # 0: no table yet (a practice match)
         self.state: dict[str, Any] = {}
         self.received: list[tuple[str, Any]] = []  # every event, for the leak test
 
