@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from flask import Blueprint, abort, redirect, render_template, url_for
 from wtforms import BooleanField, IntegerField, SelectField, StringField
@@ -10,7 +10,7 @@ from wtforms.validators import DataRequired, Length, NumberRange, Optional
 
 from app import ledger
 from app.auth.service import current_user, login_required
-from app.engine.variants import VariantError
+from app.engine.variants import GAME_PARAMS, VariantError
 from app.forms import Form
 from app.models import get_db
 from app.table_rules import find_variant, variant_names
@@ -48,7 +48,31 @@ def _table_form() -> TableForm:
     return form
 
 
-def _page(form: TableForm, error: str | None = None, status: int = 200) -> Any:
+class FormError(NamedTuple):
+    """A refusal of the new-table form in the player's words: a key of static/js/i18n.js,
+    its parameters, and the Russian the page shows before it is translated."""
+
+    key: str
+    args: dict[str, Any]
+    text: str
+
+
+CHECK_FIELDS = FormError("lobby.check_fields", {}, "Проверьте поля формы")
+
+
+def _refused(s: Any, variant: str, seats: int | None, error: VariantError) -> FormError:
+    """What the rules refused, said for the form: the seats out of the game's range (C-1.1,
+    S-1.1, B-1.1), else the rule checker's own words after a keyed sentence."""
+    param = GAME_PARAMS[find_variant(s, variant).game]["seats"]
+    low, high = param.low, param.high
+    assert low is not None and high is not None  # every game's seats have a range
+    if seats is not None and not low <= seats <= high:
+        text = f"Мест за этим столом: от {low} до {high}"
+        return FormError("lobby.seats_range", {"low": low, "high": high}, text)
+    return FormError("lobby.rules_refused", {"why": str(error)}, f"Стол не открыт: {error}")
+
+
+def _page(form: TableForm, error: FormError | None = None, status: int = 200) -> Any:
     lobby = get_lobby()
     user = current_user()
     assert user is not None and user.id is not None
@@ -81,7 +105,7 @@ def new_table() -> Any:
     """Open a table (C-1.1: 2..8 seats, within what the variant allows)."""
     form = _table_form()
     if not form.validate_on_submit():
-        return _page(form, "Проверьте поля формы", 400)
+        return _page(form, CHECK_FIELDS, 400)
     user = current_user()
     assert user is not None
     try:
@@ -95,7 +119,8 @@ def new_table() -> Any:
                 created_by=user.id,
             )
     except VariantError as e:
-        return _page(form, str(e), 400)
+        with get_db().session() as s:
+            return _page(form, _refused(s, form.variant.data, form.seats.data, e), 400)
     assert table.id is not None
     get_lobby().publish(table.id)
     # «Открыть стол» opens it; a private table's invite link is shown to its creator under

@@ -134,6 +134,7 @@ def test_the_lobby_form_bounds_its_numbers(fast: Server, seats: str) -> None:
     form = {"name": "Пятница", "variant": "classic", "seats": seats}
     answer = player.browser.post_form("/tables", form, token_from="/")
     assert answer.status_code == 400 and "Проверьте поля формы" in answer.text
+    assert 'data-i18n="lobby.check_fields"' in answer.text  # in the page's own language
     after = player.browser.http.get(fast.url + "/", timeout=WAIT).text.count("/table/")
     assert after == before
     player.close()
@@ -157,4 +158,19 @@ def test_a_page_beyond_the_ids_is_not_found(fast: Server, path: str) -> None:
     player = Player(fast, 0, unique_name("Иван"))
     answer = player.browser.http.get(fast.url + path, timeout=WAIT)
     assert answer.status_code == 404
+    player.close()
+
+
+def test_the_lobby_form_says_the_games_own_seat_range(fast: Server) -> None:
+    """Seven seats fit the form's 2..8 but not shaha36's 2..6 (S-1.2): the page says the
+    game's range in a keyed sentence (translated on English and Bulgarian pages), not the
+    rule checker's English, and no table is made."""
+    player = Player(fast, 0, unique_name("Стоян"))
+    before = player.browser.http.get(fast.url + "/", timeout=WAIT).text.count("/table/")
+    form = {"name": "Седем", "variant": "shaha36", "seats": "7"}
+    answer = player.browser.post_form("/tables", form, token_from="/")
+    assert answer.status_code == 400
+    assert 'data-i18n="lobby.seats_range"' in answer.text
+    assert "Мест за этим столом: от 2 до 6" in answer.text and "out of range" not in answer.text
+    assert player.browser.http.get(fast.url + "/", timeout=WAIT).text.count("/table/") == before
     player.close()
