@@ -169,3 +169,44 @@ def test_classic_dark_and_the_privileged_look(
     table.over()
     for p in players:
         assert p.errors == [], p.errors
+
+
+FLIGHTS = """() => {
+  // Every chip that flies from now on: where it starts and where its animation ends.
+  globalThis.flights = [];
+  new MutationObserver((changes) => {
+    for (const change of changes) for (const node of change.addedNodes) {
+      if (!node.classList?.contains("flying")) continue;
+      const start = node.getBoundingClientRect();
+      const end = node.getAnimations()[0].effect.getKeyframes().at(-1).transform;
+      const [dx, dy] = end.match(/-?[\\d.]+px/g).map(parseFloat);
+      flights.push({ x: start.x + start.width / 2 + dx, y: start.y + start.height / 2 + dy });
+    }
+  }).observe(document.body, { childList: true });
+}"""
+
+LANDED = """([name, count]) => {
+  const box = (el) => el.getBoundingClientRect();
+  const inside = (p, r) => p.x >= r.left && p.x <= r.right && p.y >= r.top && p.y <= r.bottom;
+  const seat = box(document.querySelector(`.seat[data-seat="${name}"]`));
+  const pot = box(document.querySelector("[data-pot]"));
+  return flights.length >= count &&
+    flights.filter((p) => inside(p, pot)).length >= 1 &&
+    flights.filter((p) => inside(p, seat)).length >= 5;
+}"""
+
+
+def test_chips_fly_to_the_pot_and_then_to_the_winner(crowd: Crowd) -> None:
+    """ui.md: a bet's chips fly from the seat to «Банк», and at the end of the hand the pot's
+    chips fly to the winner's seat (C-6.3): on every page, the winner's own and the other's."""
+    ivan, maria = crowd.add(DESKTOP, "Иван"), crowd.add(DESKTOP, "Мария")
+    table = Table([ivan, maria], ivan.new_table("Фишки " + ivan.name, "classic", 2))
+    table.seat_everyone()
+    table.start()
+    for p in (ivan, maria):
+        p.page.evaluate(FLIGHTS)
+    bettor = table.do("Дал 10")
+    table.do("Упал")
+    table.over()
+    for p in (ivan, maria):
+        p.page.wait_for_function(LANDED, arg=[bettor.name, 6])
