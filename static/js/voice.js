@@ -150,9 +150,10 @@ export class Voice {
     if (this.mic !== kept) await ask(this.signal, "voice:mic", { table: this.table, on: this.mic });
   }
 
-  /** The microphone's track, asked for once (the permission prompt) and then kept. */
+  /** The microphone's track, asked for once (the permission prompt) and then kept — unless
+   * it ended (a browser frozen for 40 s, a laptop asleep, the device gone): asked again. */
   async #micTrack() {
-    if (!this.micStream) {
+    if (!this.micStream || this.micStream.getAudioTracks()[0].readyState === "ended") {
       // Browsers give the microphone API to secure contexts only (https, localhost).
       if (!window.isSecureContext || !navigator.mediaDevices?.getUserMedia) {
         throw new VoiceFailure("insecure", "the microphone needs HTTPS");
