@@ -24,6 +24,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from rtc import passthrough
@@ -40,7 +42,9 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def start_sfu(folder: Path) -> tuple[subprocess.Popen[str], Path]:
+@contextmanager
+def running_sfu(folder: Path) -> Iterator[tuple[subprocess.Popen[str], Path]]:
+    """The SFU process (loopback only) and its socket; stopped on every path."""
     path = folder / "voice.sock"
     process = subprocess.Popen(
         [
@@ -58,8 +62,17 @@ def start_sfu(folder: Path) -> tuple[subprocess.Popen[str], Path]:
         stderr=subprocess.DEVNULL,
         text=True,
     )
-    assert process.stdout is not None and process.stdout.readline().strip() == "ready"
-    return process, path
+    try:
+        assert process.stdout is not None and process.stdout.readline().strip() == "ready"
+        yield process, path
+    finally:
+        assert process.stdin is not None
+        process.stdin.close()  # the SFU closes its rooms and exits
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=30)
 
 
 async def measure(
@@ -115,28 +128,20 @@ async def run(args: argparse.Namespace) -> None:
     offer_addresses(["127.0.0.1"])
     passthrough.install()  # the load generator counts packets, it does not decode
     configs = [(8, t, muted) for t in range(1, args.tables + 1) for muted in (True, False)]
-    with tempfile.TemporaryDirectory() as folder:
-        process, socket = start_sfu(Path(folder))
-        rows = []
-        try:
-            for players, tables, muted in configs:
-                runs = [
-                    await measure(socket, process.pid, players, tables, muted, args.seconds)
-                    for _ in range(args.repeats)
-                ]
-                row = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
-                row["muted"] = muted
-                rows.append(row)
-                print(
-                    json.dumps(
-                        {k: v if isinstance(v, bool) else round(v, 4) for k, v in row.items()}
-                    ),
-                    flush=True,
-                )
-        finally:
-            assert process.stdin is not None
-            process.stdin.close()
-            process.wait(timeout=30)
+    rows = []
+    with tempfile.TemporaryDirectory() as folder, running_sfu(Path(folder)) as (process, socket):
+        for players, tables, muted in configs:
+            runs = [
+                await measure(socket, process.pid, players, tables, muted, args.seconds)
+                for _ in range(args.repeats)
+            ]
+            row = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
+            row["muted"] = muted
+            rows.append(row)
+            print(
+                json.dumps({k: v if isinstance(v, bool) else round(v, 4) for k, v in row.items()}),
+                flush=True,
+            )
     muted_rows = [r for r in rows if r["muted"]]
     talking_rows = [r for r in rows if not r["muted"]]
     per_connection = statistics.median(r["sfu_core_share"] / r["connections"] for r in muted_rows)

@@ -16,9 +16,10 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, TypeVar
+from urllib.parse import quote
 
 import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
 
 from app.voice.client import VoiceError, VoiceUnavailable
 from app.voice.hub import VoiceHub, start_hub
@@ -41,17 +42,21 @@ FLAGS = [
 PAGE = f"""<!doctype html><meta charset="utf-8"><title>voice test</title>
 <script type="module">
 import {{ Voice }} from "/static/js/voice.js";
-const player = new URLSearchParams(location.search).get("player");
+const query = new URLSearchParams(location.search);
+const player = query.get("player");
 const signal = (event, payload) =>
   fetch("/signal", {{ method: "POST", body: JSON.stringify({{ player, event, payload }}) }})
     .then((r) => r.json());
-window.voice = new Voice({{ table: {TABLE}, signal }});
+window.voice = new Voice({{ table: Number(query.get("table") || {TABLE}), signal }});
 window.voiceReady = true;
 </script>"""
 
 
 class Signalling:
-    """What the Socket.IO layer does for voice:* events, for seated players only."""
+    """What the Socket.IO layer does for voice:* events, for seated players only (every
+    table has `seats` seats; the benchmark seats more than the tests)."""
+
+    seats = SEATS
 
     def __init__(self, hub: VoiceHub) -> None:
         self.hub = hub
@@ -70,9 +75,12 @@ class Signalling:
         table = payload["table"]
         try:
             if event == "voice:join":
-                return {"ok": True, **self.hub.join(table, player, SEATS)}
+                return {"ok": True, **self.hub.join(table, player, self.seats)}
             if event == "voice:offer":
-                return {"ok": True, "sdp": self.hub.offer(table, player, SEATS, payload["sdp"])}
+                return {
+                    "ok": True,
+                    "sdp": self.hub.offer(table, player, self.seats, payload["sdp"]),
+                }
             if event == "voice:mic":
                 self.hub.set_mic(table, player, payload["on"])
             elif event == "voice:listen":
@@ -128,12 +136,15 @@ def serve(signalling: Signalling) -> ThreadingHTTPServer:
 
 @contextmanager
 def hosted(
-    folder: Path, signalling: Callable[[VoiceHub], SignallingT]
+    folder: Path,
+    signalling: Callable[[VoiceHub], SignallingT],
+    config: dict[str, Any] | None = None,
 ) -> Iterator[tuple[str, SignallingT]]:
-    """A VoiceHub with its SFU, and the page server relaying to it through `signalling`."""
+    """A VoiceHub with its SFU (`config`: the app's VOICE_* settings, loopback by default),
+    and the page server relaying to it through `signalling`."""
     holder: list[Signalling] = []
     hub = start_hub(
-        {"VOICE_ADDRESSES": ["127.0.0.1"]},
+        config or {"VOICE_ADDRESSES": ["127.0.0.1"]},
         folder,
         lambda *event: holder[0].deliver(*event),
         spawn=lambda target, *args: threading.Thread(target=target, args=args, daemon=True).start(),
@@ -167,9 +178,11 @@ def browser() -> Iterator[Browser]:
             chromium.close()
 
 
-def open_player(browser: Browser, base: str, player: str) -> Page:
+def open_player(
+    browser: Browser | BrowserContext, base: str, player: str, table: int = TABLE
+) -> Page:
     page = browser.new_page()
-    page.goto(f"{base}/?player={player}")
+    page.goto(f"{base}/?player={player}&table={table}")
     page.wait_for_function("() => window.voiceReady === true")
     page.evaluate("voice.start()")
     return page
@@ -250,3 +263,21 @@ def test_three_pages_hear_each_other_and_the_toggles_work(
     stays_silent(pages["A"], mid("A", "C"), witness=(pages["A"], mid("A", "B")))
     pages["C"].evaluate("voice.setMic(true)")
     grows(pages["A"], mid("A", "C"))
+
+
+def test_a_microphone_track_that_ended_is_asked_for_again_when_voice_reconnects(
+    site: tuple[str, Signalling], browser: Browser
+) -> None:
+    """A browser frozen for 40 s (or a laptop asleep) ends the mic's track; the fresh
+    connection of a reconnect must not send that dead track (nothing would be heard): the
+    microphone is asked for again (benchmarks/bench_voice_browsers.py found it)."""
+    base, signalling = site
+    speaker, listener = (
+        open_player(browser, base, quote("Иван")),
+        open_player(browser, base, quote("Мария")),
+    )
+    grows(listener, signalling.mid("Мария", "Иван"))
+    speaker.evaluate("voice.micStream.getAudioTracks()[0].stop()")  # as the browser ends it
+    speaker.evaluate("voice.start()")  # what a reconnect does
+    assert speaker.evaluate("voice.micStream.getAudioTracks()[0].readyState") == "live"
+    grows(listener, signalling.mid("Мария", "Иван"))

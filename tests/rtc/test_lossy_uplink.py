@@ -52,30 +52,32 @@ GROWN_SAMPLES = """async ([mid, n, ms]) => {
 
 
 class RelayedSignalling(Signalling):
-    """Signalling that routes one player's connection through the lossy relay."""
+    """Signalling that routes some players' connections each through its own lossy relay
+    (benchmarks/bench_voice_browsers.py relays several at different losses)."""
 
-    def __init__(self, *args: Any, relayed: str, relay: LossyRelay) -> None:
+    def __init__(self, *args: Any, relays: dict[str, LossyRelay]) -> None:
         super().__init__(*args)
-        self.relayed, self.relay = relayed, relay
+        self.relays = relays
 
     def answer(self, player: str, event: str, payload: dict[str, Any]) -> dict[str, Any]:
-        if event != "voice:offer" or player != self.relayed:
+        relay = self.relays.get(player)
+        if event != "voice:offer" or relay is None:
             return super().answer(player, event, payload)
-        offer = {**payload, "sdp": self.relay.offer(payload["sdp"])}
+        offer = {**payload, "sdp": relay.offer(payload["sdp"])}
         reply = super().answer(player, event, offer)
         if reply.get("ok"):
-            reply = {**reply, "sdp": self.relay.answer(reply["sdp"])}
+            reply = {**reply, "sdp": relay.answer(reply["sdp"])}
         return reply
 
 
 @pytest.fixture
-def relayed_site(tmp_path: Path) -> Iterator[tuple[str, RelayedSignalling]]:
+def relayed_site(tmp_path: Path) -> Iterator[tuple[str, RelayedSignalling, LossyRelay]]:
     relay = LossyRelay(LOSS)
     try:
         with hosted(
-            tmp_path, lambda hub: RelayedSignalling(hub, relayed=SPEAKER, relay=relay)
+            tmp_path, lambda hub: RelayedSignalling(hub, relays={SPEAKER: relay})
         ) as running:
-            yield running
+            yield (*running, relay)
     finally:
         relay.close()
 
@@ -87,23 +89,23 @@ def inbound(page: Page, mid: str) -> dict[str, int]:
 
 
 def test_uplink_loss_is_not_multiplied(
-    relayed_site: tuple[str, RelayedSignalling], browser: Browser
+    relayed_site: tuple[str, RelayedSignalling, LossyRelay], browser: Browser
 ) -> None:
-    base, signalling = relayed_site
+    base, signalling, relay = relayed_site
     speaker = open_player(browser, base, quote(SPEAKER))
     listener = open_player(browser, base, quote(LISTENER))
     mid = signalling.mid(LISTENER, SPEAKER)
     grows(listener, mid)  # his audio arrives (through the relay)
     for page in (speaker, listener):  # Opus in-band FEC asked for by the SFU's answer
         assert "useinbandfec=1" in page.evaluate("voice.pc.remoteDescription.sdp")
-    assert signalling.relay.rtp_dropped > 0
-    before, dropped_before = inbound(listener, mid), signalling.relay.rtp_dropped
-    relayed_before = signalling.relay.rtp_relayed
+    assert relay.rtp_dropped > 0
+    before, dropped_before = inbound(listener, mid), relay.rtp_dropped
+    relayed_before = relay.rtp_relayed
     goal = before["total"] + WINDOW_SAMPLES
     assert int(listener.evaluate(GROWN_SAMPLES, [mid, goal, 40_000])) >= goal
     after = inbound(listener, mid)
-    dropped = signalling.relay.rtp_dropped - dropped_before
-    applied = dropped / (dropped + signalling.relay.rtp_relayed - relayed_before)
+    dropped = relay.rtp_dropped - dropped_before
+    applied = dropped / (dropped + relay.rtp_relayed - relayed_before)
     concealed = (after["concealed"] - before["concealed"]) / (after["total"] - before["total"])
     print(f"applied loss {applied:.3f}, concealed {concealed:.3f}, lost {after['lost']}")
     assert 0.03 < applied < 0.07
@@ -136,20 +138,20 @@ def mark_becomes(page: Page, mid: str, who: str, level: str) -> dict[str, Any]:
 
 
 def test_the_connection_marks_degrade_with_the_loss(
-    relayed_site: tuple[str, RelayedSignalling], browser: Browser
+    relayed_site: tuple[str, RelayedSignalling, LossyRelay], browser: Browser
 ) -> None:
     """A clean link marks «Иван» good at «Мария»'s page and on his own; a quarter of his
     packets lost, both marks turn poor (the listener's from her inbound stream's loss, his
     from what the SFU's receiver reports of his uplink)."""
-    base, signalling = relayed_site
-    signalling.relay.loss = 0.0
+    base, signalling, relay = relayed_site
+    relay.loss = 0.0
     speaker = open_player(browser, base, quote(SPEAKER))
     listener = open_player(browser, base, quote(LISTENER))
     mid = signalling.mid(LISTENER, SPEAKER)
     grows(listener, mid)
     mark_becomes(listener, mid, SPEAKER, "good")
     mark_becomes(speaker, "", OWN, "good")
-    signalling.relay.loss = 0.25
+    relay.loss = 0.25
     heard = mark_becomes(listener, mid, SPEAKER, "poor")
     assert heard[SPEAKER]["loss"] > 0.08
     own = mark_becomes(speaker, "", OWN, "poor")

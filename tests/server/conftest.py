@@ -57,11 +57,12 @@ class Server:
     output: list[str] = field(default_factory=list)
     url: str = ""
 
-    def wait_for(self, pattern: re.Pattern[str]) -> re.Match[str]:
-        """The first line (from now on) matching `pattern`; fails if the server exits."""
+    def wait_for(self, pattern: re.Pattern[str], quiet: float = WAIT) -> re.Match[str]:
+        """The first line (from now on) matching `pattern`; fails if the server exits or
+        prints nothing for `quiet` seconds."""
         while True:
             try:
-                line = self.lines.get(timeout=WAIT)
+                line = self.lines.get(timeout=quiet)
             except queue.Empty:
                 raise AssertionError(
                     f"server printed no {pattern.pattern!r}: {self.output}"
