@@ -159,10 +159,21 @@ export class Voice {
         throw new VoiceFailure("insecure", "the microphone needs HTTPS");
       }
       this.micStream = await navigator.mediaDevices.getUserMedia(this.constraints);
+      const fresh = this.micStream.getAudioTracks()[0];
+      fresh.addEventListener("ended", () => this.#micEnded(fresh));
     }
     const track = this.micStream.getAudioTracks()[0];
     track.enabled = true;
     return track;
+  }
+
+  /** The mic's track ended by itself while sent (it may end just after a reconnect took
+   * it): a new one goes on the same sender. Not after `stop()`, which fires no "ended". */
+  #micEnded(track) {
+    if (!this.mic || !this.micSender || this.micSender.track !== track) return;
+    this.#micTrack()
+      .then((fresh) => this.micSender && this.micSender.replaceTrack(fresh))
+      .catch((error) => this.onState(`failed: ${error.message}`));
   }
 
   /** Each receive slot plays through its own <audio> element (muted while not listening). */

@@ -281,3 +281,22 @@ def test_a_microphone_track_that_ended_is_asked_for_again_when_voice_reconnects(
     speaker.evaluate("voice.start()")  # what a reconnect does
     assert speaker.evaluate("voice.micStream.getAudioTracks()[0].readyState") == "live"
     grows(listener, signalling.mid("Мария", "Иван"))
+
+
+def test_a_microphone_track_that_ends_while_sent_is_replaced(
+    site: tuple[str, Signalling], browser: Browser
+) -> None:
+    """The mic's track may also end just after a reconnect took it (the browser's audio
+    wakes up later than its network): the page sends a new one on the same connection."""
+    base, signalling = site
+    speaker = open_player(browser, base, quote("Ёж"))
+    listener = open_player(browser, base, quote("Мария"))
+    mid = signalling.mid("Мария", "Ёж")
+    grows(listener, mid)
+    # the source ends: the track is over and says so ("ended"; stop() alone fires nothing)
+    speaker.evaluate(
+        "(() => { const track = voice.micSender.track; track.stop();"
+        " track.dispatchEvent(new Event('ended')); })()"
+    )
+    grows(listener, mid)
+    assert speaker.evaluate("voice.micSender.track.readyState") == "live"
