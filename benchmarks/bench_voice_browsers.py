@@ -14,8 +14,9 @@ the tests' lossy UDP relay (tests/rtc/lossyrelay.py). One run reports, as JSON l
 2. `browsers`: the same with N Chromium pages at one table: the SFU process's CPU time
    (/proc, all threads) over S seconds, divided by the packets it forwarded (its `stats`),
    the listeners' `packetsReceived` as a cross-check; then with every mic muted at the SFU
-   (the browsers still send). From the two: a connection's and a stream's core share, and
-   full 8-seat tables per core = 1 / (8 connections + 56 streams).
+   (the browsers still send). Full 8-seat tables per core = 1 / (56 streams × 50 packets/s
+   × the CPU per forwarded packet), and beside it the split of the two windows into a
+   connection's and a stream's core share, 1 / (8 connections + 56 streams).
 3. `delay`: two pages «Мира» → «Асен», through the SFU and over a direct RTCPeerConnection
    between the same two pages at the same time. Every encoded frame the sender's pages
    produce is stamped with the sender's clock (an encoded transform, Chromium's
@@ -29,7 +30,8 @@ the tests' lossy UDP relay (tests/rtc/lossyrelay.py). One run reports, as JSON l
    their RTP dropped, seeded; the 0 % one shows the concealment that the relay's hop and the
    machine's load cost by themselves); the listener's `concealedSamples /
    totalSamplesReceived` per slot over S seconds of audio, against the loss applied in that
-   window.
+   window; beside them, in the same window, a direct connection (no SFU) from one more page
+   to the listener through a relay at 2 %: what the browsers make of that loss by themselves.
 5. `freeze`: tests/browser/test_voice_recovery.py's method on the real `svara serve` and
    its table page: two seated players with «Микрофон» on, the speaker in a Chromium of his
    own frozen for F seconds (SIGSTOP on its whole process tree); the SFU drops him (ICE
@@ -61,6 +63,7 @@ from typing import Any
 from urllib.parse import quote
 
 from playwright.sync_api import Browser, Page, Playwright, sync_playwright
+from playwright.sync_api import expect as pw_expect
 
 from benchmarks.bench_voice import PACKETS_PER_SECOND, cpu_seconds, running_sfu
 from benchmarks.bench_voice import measure as measure_aiortc
@@ -76,7 +79,7 @@ from tests.server.conftest import start_server, stopped
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "rtc"))
 from lossyrelay import LossyRelay
 from test_browser_voice import CHROMIUM, FLAGS, grows, hosted, open_player
-from test_lossy_uplink import GROWN_SAMPLES, INBOUND, RelayedSignalling
+from test_lossy_uplink import RelayedSignalling
 
 #: A full table: 8 seats, each speaker forwarded to the 7 others (docs/performance.md).
 SEATS = 8
@@ -88,6 +91,9 @@ SENDER, RECEIVER = "Мира", "Асен"
 #: machine's own jitter cost in concealment, to read the others against.
 LOSSES = {"Ана": 0.0, "Боян": 0.02, "Émile": 0.05, "Йордан": 0.10}
 LOSS_LISTENER = "Даря"
+#: A page connected straight to the listener through a relay at 2 %: the same loss
+#: without the SFU, to read the SFU's rows against.
+DIRECT_SPEAKER, DIRECT_LOSS = "Вера", 0.02
 FROZEN, WITNESS = "Стефан", "Лада"
 #: Targets (docs/performance.md «Voice with browsers»).
 ADDED_DELAY_MS = 20.0
@@ -166,7 +172,7 @@ DIRECT_OFFER = """async () => {
 DIRECT_ANSWER = """async (sdp) => {
   window.direct = new RTCPeerConnection({});
   await direct.setRemoteDescription({ type: "offer", sdp });
-  clockReceiver(direct.getTransceivers()[0].receiver);
+  if (window.clockReceiver) clockReceiver(direct.getTransceivers()[0].receiver);
   await direct.setLocalDescription(await direct.createAnswer());
   while (direct.iceGatheringState !== "complete") await new Promise((w) => setTimeout(w, 50));
   return direct.localDescription.sdp;
@@ -180,7 +186,9 @@ INBOUND_OF = """async ([which, mid]) => {
       found = e;
   });
   return found && { mid: found.mid, packets: found.packetsReceived,
-    jbDelay: found.jitterBufferDelay, jbEmitted: found.jitterBufferEmittedCount };
+    jbDelay: found.jitterBufferDelay, jbEmitted: found.jitterBufferEmittedCount,
+    concealed: found.concealedSamples, total: found.totalSamplesReceived,
+    lost: found.packetsLost };
 }"""
 TAKE = "([which, mid]) => takeDelays(which === 'direct' ? window.direct : window.voice.pc, mid)"
 PACKETS = """async () => { let n = 0; (await voice.pc.getStats()).forEach((e) => {
@@ -235,22 +243,38 @@ def aiortc_figure(players: int, seconds: float) -> dict[str, Any]:
             "talking_core_share": talking["sfu_core_share"],
             "muted_core_share": muted["sfu_core_share"],
             "forwarded_share": talking["forwarded_share"],
-            **capacity(players, talking["sfu_core_share"], muted["sfu_core_share"]),
+            **capacity(
+                players,
+                talking["sfu_us_per_forwarded"],
+                talking["sfu_core_share"],
+                muted["sfu_core_share"],
+                talking["forwarded_share"],
+            ),
         }
     )
 
 
-def capacity(players: int, talking: float, muted: float) -> dict[str, float]:
-    """Full 8-seat tables per core from one table of `players`: a connection costs the
-    muted share / players, a stream the difference / streams; a full table is 8 + 56."""
+def capacity(
+    players: int, us_per_forwarded: float, talking: float, muted: float, forwarded_share: float
+) -> dict[str, float]:
+    """Full 8-seat tables per core from one table of `players`.
+
+    The headline is the issue's arithmetic: a full table forwards 56 streams × 50 packets/s,
+    each at this run's SFU CPU per forwarded packet (connections included: exact for a run of
+    8, pessimistic for fewer). Beside it, the split: a connection costs the muted share /
+    players, a stream the rest / streams (scaled to 50 packets/s when the pages sent fewer),
+    and a full table 8 connections + 56 streams."""
     per_connection = muted / players
-    per_stream = max(talking - muted, 0.0) / (players * (players - 1))
-    table = SEATS * per_connection + FULL_STREAMS * per_stream
+    streams = players * (players - 1) * forwarded_share
+    per_stream = max(talking - muted, 0.0) / streams if streams else 0.0
+    split = SEATS * per_connection + FULL_STREAMS * per_stream
+    table = FULL_STREAMS * PACKETS_PER_SECOND * us_per_forwarded / 1e6
     return {
         "per_connection_core_share": per_connection,
         "per_stream_core_share": per_stream,
         "full_table_core_share": table,
         "full_tables_per_core": 1 / table if table else 0.0,
+        "full_tables_per_core_split": 1 / split if split else 0.0,
     }
 
 
@@ -328,12 +352,13 @@ def browsers_figure(site: Site, names: list[str], seconds: float) -> dict[str, A
             "muted_core_share": muted["core_share"],
             "forwarded_share": talking["forwarded_share"],
             "received_per_forwarded": talking["received_per_forwarded"],
-            **capacity(n, talking["core_share"], muted["core_share"]),
-            # the issue's arithmetic: 56 streams × 50 packets/s at this run's cost per packet
-            "full_tables_per_core_from_packet_cost": 1e6
-            / (FULL_STREAMS * PACKETS_PER_SECOND * talking["us_per_forwarded"])
-            if talking["us_per_forwarded"]
-            else 0.0,
+            **capacity(
+                n,
+                talking["us_per_forwarded"],
+                talking["core_share"],
+                muted["core_share"],
+                talking["forwarded_share"],
+            ),
         }
     )
 
@@ -346,11 +371,7 @@ def delay_figure(site: Site, seconds: float) -> dict[str, Any]:
         sender = open_player(context, site.base, quote(SENDER), DELAY_TABLE)
         receiver = open_player(context, site.base, quote(RECEIVER), DELAY_TABLE)
         mid = site.wait_slots(RECEIVER, [SENDER])[SENDER]
-        offer = sender.evaluate(DIRECT_OFFER)
-        sender.evaluate(
-            "async (sdp) => direct.setRemoteDescription({type: 'answer', sdp})",
-            receiver.evaluate(DIRECT_ANSWER, offer),
-        )
+        connect_directly(sender, receiver)
         grows(receiver, mid)
         paths = {"sfu": ["voice", mid], "direct": ["direct", None]}
         deadline = time.monotonic() + WAIT_S
@@ -376,30 +397,51 @@ def delay_figure(site: Site, seconds: float) -> dict[str, Any]:
             "jitter_buffer_ms": jitter,
         }
     record["added_ms"] = record["sfu"]["median_ms"] - record["direct"]["median_ms"]
+    record["added_p95_ms"] = record["sfu"]["p95_ms"] - record["direct"]["p95_ms"]
     record["added_heard_ms"] = record["added_ms"] + (
         record["sfu"]["jitter_buffer_ms"] - record["direct"]["jitter_buffer_ms"]
     )
     return emit(record)
 
 
-def loss_figure(site: Site, relays: dict[str, LossyRelay], seconds: float) -> dict[str, Any]:
-    """Concealed share at the listener of each speaker behind a lossy relay."""
+def connect_directly(sender: Page, receiver: Page, relay: LossyRelay | None = None) -> None:
+    """A direct connection `sender` → `receiver` (window.direct in both), with the sender's
+    packets passing `relay` when given (as the SFU's answer and the page's offer do)."""
+    offer = sender.evaluate(DIRECT_OFFER)
+    answer = receiver.evaluate(DIRECT_ANSWER, relay.offer(offer) if relay else offer)
+    answer = relay.answer(answer) if relay else answer
+    sender.evaluate("async (sdp) => direct.setRemoteDescription({type: 'answer', sdp})", answer)
+
+
+def loss_figure(
+    site: Site, relays: dict[str, LossyRelay], direct: LossyRelay, seconds: float
+) -> dict[str, Any]:
+    """Concealed share at the listener of each speaker behind a lossy relay, and of a direct
+    connection (no SFU) from one more page through `direct`, in the same window."""
     pages = [site.open(name, LOSS_TABLE) for name in [LOSS_LISTENER, *relays]]
     listener = pages[0]
+    sender = site.browser.new_page()
     try:
+        sender.goto(f"{site.base}/?player={quote(DIRECT_SPEAKER)}")
+        connect_directly(sender, listener, direct)
         mids = site.wait_slots(LOSS_LISTENER, list(relays))
         for mid in mids.values():
             grows(listener, mid)
-        before = {s: listener.evaluate(INBOUND, mid) for s, mid in mids.items()}
+        slots = {**{s: ["voice", mid] for s, mid in mids.items()}, DIRECT_SPEAKER: ["direct", None]}
+        relays = {**relays, DIRECT_SPEAKER: direct}
+        before = {s: listener.evaluate(INBOUND_OF, slot) for s, slot in slots.items()}
         counted = {s: (r.rtp_dropped, r.rtp_relayed) for s, r in relays.items()}
-        for speaker, mid in mids.items():
-            goal = before[speaker]["total"] + int(48_000 * seconds)
-            grown = listener.evaluate(GROWN_SAMPLES, [mid, goal, int(WAIT_S * 1000)])
-            assert int(grown) >= goal, f"{speaker}'s audio stopped"
-        after = {s: listener.evaluate(INBOUND, mid) for s, mid in mids.items()}
+        goals = {s: before[s]["total"] + int(48_000 * seconds) for s in slots}
+        deadline = time.monotonic() + seconds + WAIT_S
+        for speaker, slot in slots.items():  # each has `seconds` more audio (48 kHz)
+            while listener.evaluate(INBOUND_OF, slot)["total"] < goals[speaker]:
+                assert time.monotonic() < deadline, f"{speaker}'s audio stopped"
+                time.sleep(0.2)
+        after = {s: listener.evaluate(INBOUND_OF, slot) for s, slot in slots.items()}
         now = {s: (r.rtp_dropped, r.rtp_relayed) for s, r in relays.items()}
     finally:
         leave(pages)
+        sender.close()
     rows = []
     for speaker, relay in relays.items():
         dropped = now[speaker][0] - counted[speaker][0]
@@ -409,6 +451,7 @@ def loss_figure(site: Site, relays: dict[str, LossyRelay], seconds: float) -> di
         concealed = (after[speaker]["concealed"] - before[speaker]["concealed"]) / total
         rows.append(
             {
+                "path": "direct" if speaker == DIRECT_SPEAKER else "sfu",
                 "loss_set": relay.loss,
                 "applied": applied,
                 "concealed": concealed,
@@ -416,6 +459,10 @@ def loss_figure(site: Site, relays: dict[str, LossyRelay], seconds: float) -> di
                 "packets_lost": after[speaker]["lost"] - before[speaker]["lost"],
             }
         )
+    lossless = next(row["concealed"] for row in rows if row["loss_set"] == 0)
+    for row in rows:  # what the loss itself costs, beyond the relay's hop and the load
+        beyond = max(row["concealed"] - lossless, 0.0)
+        row["ratio_beyond_lossless"] = beyond / row["applied"] if row["applied"] else None
     return emit({"phase": "loss", "rows": rows})
 
 
@@ -448,9 +495,12 @@ def freeze_figure(playwright: Playwright, folder: Path, args: argparse.Namespace
         try:
             crowds.append(Crowd(server, witness_browser))
             frozen, witness = join(crowds[0], FROZEN), join(crowds[1], WITNESS)
+            # «Открыть стол» lands her on the table's page; a second load of it would race
+            # her own first socket ("opened on another device", C-8.2) on a busy machine
             table = witness.new_table("Замръзване " + witness.name, "classic", 3)
+            pw_expect(witness.page.locator(".seat").first).to_be_visible()
+            frozen.open_table(table)
             for each in (witness, frozen):
-                each.open_table(table)
                 each.sit()
                 voice_on(each)
             heard(witness, frozen)
@@ -501,13 +551,14 @@ def targets(figures: dict[str, dict[str, Any]]) -> dict[str, Any]:
 
     check("added_delay_ms", figures["delay"]["added_ms"], ADDED_DELAY_MS, True)
     for row in figures["loss"]["rows"]:
-        if row["ratio"] is not None:
+        if row["path"] == "sfu" and row["ratio"] is not None:
             check(
                 f"concealed_per_loss_{row['loss_set']:.2f}", row["ratio"], CONCEALED_PER_LOSS, True
             )
     check("back_after_freeze_s", figures["freeze"]["back_s"], BACK_WITHIN_S, True)
     tables = figures["browsers"]["full_tables_per_core"]
     check("full_tables_per_core", tables, TABLES_PER_CORE, False)
+    found["added_heard_ms"] = figures["delay"]["added_heard_ms"]
     found["browser_vs_aiortc_us_per_packet"] = (
         figures["browsers"]["sfu_us_per_forwarded"] / figures["aiortc"]["sfu_us_per_forwarded"]
     )
@@ -519,6 +570,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     asyncio loop while it lives)."""
     figures = {"aiortc": aiortc_figure(args.pages, args.seconds)}
     relays = {name: LossyRelay(loss, seed=14 + i) for i, (name, loss) in enumerate(LOSSES.items())}
+    direct = LossyRelay(DIRECT_LOSS, seed=13)
     config: dict[str, Any] = {"VOICE_ADDRESSES": ["127.0.0.1"]}
     if args.drop_after:
         config["VOICE_DROP_AFTER"] = args.drop_after
@@ -541,12 +593,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 site = Site(base, made, browser)
                 figures["browsers"] = browsers_figure(site, TALKERS[: args.pages], args.seconds)
                 figures["delay"] = delay_figure(site, args.seconds)
-                figures["loss"] = loss_figure(site, relays, args.loss_seconds)
+                figures["loss"] = loss_figure(site, relays, direct, args.loss_seconds)
                 figures["freeze"] = freeze_figure(playwright, instance, args)
             finally:
                 browser.close()
     finally:
-        for relay in relays.values():
+        for relay in [*relays.values(), direct]:
             relay.close()
     load = os.getloadavg()
     return emit({"phase": "summary", "load_average": list(load), **targets(figures)})
@@ -554,7 +606,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--pages", type=int, default=6, help="pages at the CPU table (2..8)")
+    parser.add_argument("--pages", type=int, default=8, help="pages at the CPU table (2..8)")
     parser.add_argument("--seconds", type=float, default=10.0, help="measured window")
     parser.add_argument(
         "--loss-seconds", type=float, default=20.0, help="audio measured per lossy speaker"
