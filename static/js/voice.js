@@ -158,22 +158,32 @@ export class Voice {
       if (!window.isSecureContext || !navigator.mediaDevices?.getUserMedia) {
         throw new VoiceFailure("insecure", "the microphone needs HTTPS");
       }
-      this.micStream = await navigator.mediaDevices.getUserMedia(this.constraints);
-      const fresh = this.micStream.getAudioTracks()[0];
-      fresh.addEventListener("ended", () => this.#micEnded(fresh));
+      this.micStream = await this.#openMic();
     }
     const track = this.micStream.getAudioTracks()[0];
     track.enabled = true;
     return track;
   }
 
+  /** A new microphone stream, its track watched for ending by itself. */
+  async #openMic() {
+    const stream = await navigator.mediaDevices.getUserMedia(this.constraints);
+    const track = stream.getAudioTracks()[0];
+    track.addEventListener("ended", () => this.#micEnded(track));
+    return stream;
+  }
+
   /** The mic's track ended by itself while sent (it may end just after a reconnect took
-   * it): a new one goes on the same sender. Not after `stop()`, which fires no "ended". */
-  #micEnded(track) {
-    if (!this.mic || !this.micSender || this.micSender.track !== track) return;
+   * it): a new one goes on the same sender, asked for again with backoff (right after a
+   * freeze the device may refuse at first). Not after `stop()`, which fires no "ended". */
+  #micEnded(track, attempt = 0) {
+    if (!this.wanted || !this.mic || !this.micSender || this.micSender.track !== track) return;
     this.#micTrack()
       .then((fresh) => this.micSender && this.micSender.replaceTrack(fresh))
-      .catch((error) => this.onState(`failed: ${error.message}`));
+      .catch((error) => {
+        if (attempt + 1 >= RETRY_MS.length) this.onState(`failed: ${error.message}`);
+        else setTimeout(() => this.#micEnded(track, attempt + 1), RETRY_MS[attempt]);
+      });
   }
 
   /** Each receive slot plays through its own <audio> element (muted while not listening). */
@@ -215,7 +225,7 @@ export class Voice {
     this.constraints = { audio: { ...this.constraints.audio, deviceId: deviceId ? { exact: deviceId } : undefined } };
     if (!this.micStream) return;
     const old = this.micStream; // kept until the new one is there (it may be refused)
-    this.micStream = await navigator.mediaDevices.getUserMedia(this.constraints);
+    this.micStream = await this.#openMic();
     const track = this.micStream.getAudioTracks()[0];
     track.enabled = this.mic;
     if (this.micSender && this.mic && this.talk) await this.micSender.replaceTrack(track);

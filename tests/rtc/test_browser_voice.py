@@ -283,20 +283,37 @@ def test_a_microphone_track_that_ended_is_asked_for_again_when_voice_reconnects(
     grows(listener, signalling.mid("Мария", "Иван"))
 
 
-def test_a_microphone_track_that_ends_while_sent_is_replaced(
+#: The page's microphone refuses once (as a device waking up does), then works.
+REFUSES_ONCE = """() => {
+  const devices = navigator.mediaDevices;
+  const real = devices.getUserMedia.bind(devices);
+  let refused = false;
+  devices.getUserMedia = (constraints) => {
+    if (refused) return real(constraints);
+    refused = true;
+    return Promise.reject(new DOMException("Could not start audio source", "NotReadableError"));
+  };
+}"""
+#: The mic's source ends: the track is over and says so (`stop()` alone fires no "ended").
+SOURCE_ENDS = """() => {
+  const track = voice.micSender.track;
+  track.stop();
+  track.dispatchEvent(new Event("ended"));
+}"""
+
+
+def test_a_microphone_track_that_ends_while_sent_is_replaced_even_if_refused_at_first(
     site: tuple[str, Signalling], browser: Browser
 ) -> None:
     """The mic's track may also end just after a reconnect took it (the browser's audio
-    wakes up later than its network): the page sends a new one on the same connection."""
+    wakes up later than its network, and may refuse at first): the page asks again, with
+    backoff, and sends the new track on the same connection."""
     base, signalling = site
     speaker = open_player(browser, base, quote("Ёж"))
     listener = open_player(browser, base, quote("Мария"))
     mid = signalling.mid("Мария", "Ёж")
     grows(listener, mid)
-    # the source ends: the track is over and says so ("ended"; stop() alone fires nothing)
-    speaker.evaluate(
-        "(() => { const track = voice.micSender.track; track.stop();"
-        " track.dispatchEvent(new Event('ended')); })()"
-    )
+    speaker.evaluate(REFUSES_ONCE)
+    speaker.evaluate(SOURCE_ENDS)
     grows(listener, mid)
     assert speaker.evaluate("voice.micSender.track.readyState") == "live"
