@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import signal
 import sys
+from types import FrameType
 from collections.abc import Iterator
 from multiprocessing import resource_tracker
 from pathlib import Path
@@ -26,7 +28,14 @@ PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
 GRACE = 10.0  # seconds a process stopped at the very end may take to exit
 
 
+def _interrupted(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
 def pytest_configure(config: pytest.Config) -> None:
+    # A run stopped from outside (CI's timeout, `kill`) ends as an interrupted one: pytest
+    # then tears every fixture down, so each stops the servers and browsers it started.
+    signal.signal(signal.SIGTERM, _interrupted)
     if sys.platform == "linux":
         libc = ctypes.CDLL(None, use_errno=True)
         if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:

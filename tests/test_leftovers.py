@@ -3,6 +3,9 @@ even a grandchild whose parent already ended — fails, names it, and kills it."
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import psutil
@@ -49,3 +52,53 @@ def test_a_clean_run_passes(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest_subprocess("-p", "no:randomly", "-p", "no:cacheprovider")
     assert result.ret == pytest.ExitCode.OK
     assert "outlived" not in result.stdout.str()
+
+
+STOPPED = """
+import subprocess, threading
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture(scope="module")
+def server():
+    child = subprocess.Popen(["sleep", "600"])
+    Path("child").write_text(str(child.pid))
+    yield child
+    child.kill()
+    child.wait()
+
+
+def test_runs_until_stopped(server):
+    Path("started").write_text("")
+    threading.Event().wait(120)
+"""
+
+
+def test_a_run_stopped_by_sigterm_still_stops_what_its_fixtures_started(
+    pytester: pytest.Pytester,
+) -> None:
+    """CI's timeout or a `kill` ends pytest with SIGTERM: the fixtures are torn down all the
+    same, so the module's server is stopped instead of outliving the run."""
+    pytester.makeconftest(CONFTEST.read_text())
+    pytester.makepyfile(test_stopped=STOPPED)
+    run = subprocess.Popen(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q"],
+        cwd=pytester.path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        started = pytester.path / "started"
+        deadline = time.monotonic() + 60
+        while not started.exists():
+            assert run.poll() is None and time.monotonic() < deadline, "the test never ran"
+            time.sleep(0.05)  # polling a file another process writes
+        child = int((pytester.path / "child").read_text())
+        run.terminate()
+        assert run.wait(timeout=60) != 0
+    finally:
+        if run.poll() is None:
+            run.kill()
+    assert not psutil.pid_exists(child) or psutil.Process(child).status() == psutil.STATUS_ZOMBIE
