@@ -12,10 +12,10 @@ import contextlib
 import ctypes
 import signal
 import sys
-from types import FrameType
 from collections.abc import Iterator
 from multiprocessing import resource_tracker
 from pathlib import Path
+from types import FrameType
 
 import psutil
 import pytest
