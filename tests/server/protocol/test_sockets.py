@@ -112,7 +112,7 @@ def test_lobby_lists_tables_and_follows_changes(server: Server) -> None:
     refused = creator.post_form(
         "/tables", {"name": "too many", "variant": "shaha36", "seats": "8"}, token_from="/"
     )
-    assert refused.status_code == 400 and "seats must be between 2 and 6" in refused.text
+    assert refused.status_code == 400 and "Мест за этим столом: от 2 до 6" in refused.text
     again = watcher_browser.socket()  # another tab: a fresh list
     again.call("lobby:join")
     names = [t["name"] for t in again.wait("lobby:state")["tables"]]
