@@ -83,7 +83,7 @@ def test_runtime_seams_presence_hooks_and_lobby_publish(tmp_path: Path) -> None:
     seen: list[tuple[str, Player, bool]] = []
     with app.app_context():
         presence = get_presence()
-        presence.on_connect.append(lambda p, sid: seen.append(("connect", p, False)))
+        presence.on_connect.append(lambda p, sid, table: seen.append(("connect", p, False)))
         presence.on_disconnect.append(lambda p, sid, over: seen.append(("gone", p, over)))
         get_lobby().occupancy = lambda table_id: (4, 2) if table_id == table.id else (0, 0)
     http = app.test_client()
