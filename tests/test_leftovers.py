@@ -3,9 +3,9 @@ even a grandchild whose parent already ended — fails, names it, and kills it."
 
 from __future__ import annotations
 
+import select
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import psutil
@@ -71,7 +71,7 @@ def server():
 
 
 def test_runs_until_stopped(server):
-    Path("started").write_text("")
+    print("started", flush=True)
     threading.Event().wait(120)
 """
 
@@ -84,17 +84,19 @@ def test_a_run_stopped_by_sigterm_still_stops_what_its_fixtures_started(
     pytester.makeconftest(CONFTEST.read_text())
     pytester.makepyfile(test_stopped=STOPPED)
     run = subprocess.Popen(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q"],
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-s"],
         cwd=pytester.path,
-        stdout=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
+        text=True,
     )
     try:
-        started = pytester.path / "started"
-        deadline = time.monotonic() + 60
-        while not started.exists():
-            assert run.poll() is None and time.monotonic() < deadline, "the test never ran"
-            time.sleep(0.05)  # polling a file another process writes
+        assert run.stdout is not None
+        said = ""
+        while "started" not in said:  # pytest's own lines may come first
+            ready, _, _ = select.select([run.stdout], [], [], 60)
+            said = run.stdout.readline() if ready else ""
+            assert said, "the test never said it runs"
         child = int((pytester.path / "child").read_text())
         run.terminate()
         assert run.wait(timeout=60) != 0
