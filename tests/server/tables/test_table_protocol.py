@@ -149,6 +149,28 @@ def test_takeover_moves_the_table_to_the_new_connection(fast: Server) -> None:
         x.close()
 
 
+def test_a_takeover_follows_the_account_whatever_case_its_name_is_typed_in(
+    fast: Server,
+) -> None:
+    """C-8.2 for «Иван», logged in on another device as «ИВАН…» and then as «иван…»: one
+    account (its name key, app/names.py), so each new page of the table takes the seat
+    over, and the seat keeps the name as he wrote it."""
+    table = new_table(fast, "classic")
+    ivan, maria = seat(fast, table, 2, 500, names=("Иван", "Мария"))
+    for typed in (ivan.name.upper(), ivan.name.lower()):
+        device = Browser(fast.url)
+        assert device.login(typed, "correct horse").status_code == 302
+        old = ivan.client
+        ivan.client = device.socket(table)
+        ivan.state = {}
+        state = ivan.event("table:state")
+        assert old.wait("session:taken_over") == {"reason": "opened elsewhere", "table": table}
+        assert state["you"]["seat"] is not None
+        assert [x["name"] for x in state["seats"] if x] == [ivan.name, maria.name]
+    for x in (ivan, maria):
+        x.close()
+
+
 def test_the_lobby_in_another_tab_takes_nothing_over(fast: Server) -> None:
     """C-8.2: a second tab of the same browser on the lobby (or a table page of another
     table) is not a second device: the table's connection is not told anything, stays
