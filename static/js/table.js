@@ -435,6 +435,7 @@ const tuning = new VoiceTuning({
   voice: () => voice,
   t: () => t,
   onMarks: () => draw(),
+  say: (text) => toast(text),
 });
 
 /** The voice marks by the seats come with each seat in the table state, for the seated
@@ -485,6 +486,7 @@ async function startVoice(mic) {
     table: tableId,
     signal: (event, payload) => socket.timeout(10000).emitWithAck(event, payload),
     constraints: tuning.constraints(),
+    onMicLost: () => tuning.micLost(),
     onAudio: () => tuning.apply(voice),
     onSlots: () => tuning.apply(voice),
     onState: (s) => {

@@ -15,7 +15,9 @@
 //
 // The listener's own tuning (volumes, output device, push-to-talk, the microphone chosen:
 // static/js/voice_tuning.js) goes through three narrow hooks: `onAudio` for each slot's
-// <audio>, `setTalk` (push-to-talk lets the mic through only while held) and `useMic`.
+// <audio>, `setTalk` (push-to-talk lets the mic through only while held), `useMic` and
+// `setProcessing` (echo cancellation, noise suppression, automatic gain); `onMicLost` tells
+// it when the chosen microphone is gone and the default one took its place.
 //
 // Who is in the voice (each seat's `voice` in table:state) and who speaks (voice:levels) are
 // the table page's marks, shown to every seated page whether it joined or not: not here.
@@ -75,13 +77,15 @@ export class Voice {
    * @param {(element: HTMLAudioElement) => void} [options.onAudio]  each slot's new <audio>
    * @param {HTMLElement} [options.audioParent]  where the slots' <audio> elements go
    * @param {MediaStreamConstraints} [options.constraints]
+   * @param {() => void} [options.onMicLost]  the chosen mic is gone: the default one is used
    */
-  constructor({ table, signal, onSlots, onState, onAudio, audioParent, constraints }) {
+  constructor({ table, signal, onSlots, onState, onAudio, audioParent, constraints, onMicLost }) {
     this.table = table;
     this.signal = signal;
     this.onSlots = onSlots || (() => {});
     this.onState = onState || (() => {});
     this.onAudio = onAudio || (() => {});
+    this.onMicLost = onMicLost || (() => {});
     this.audioParent = audioParent || document.body;
     this.constraints = constraints || {
       audio: { echoCancellation: true, noiseSuppression: true, autoGainControl: true },
@@ -165,9 +169,20 @@ export class Voice {
     return track;
   }
 
-  /** A new microphone stream, its track watched for ending by itself. */
+  /** A new microphone stream, its track watched for ending by itself. A chosen device that
+   * is not there any more (a headset unplugged) gives way to the default microphone. */
   async #openMic() {
-    const stream = await navigator.mediaDevices.getUserMedia(this.constraints);
+    let stream;
+    try {
+      stream = await navigator.mediaDevices.getUserMedia(this.constraints);
+    } catch (error) {
+      const gone = ["OverconstrainedError", "NotFoundError", "NotReadableError"].includes(error.name);
+      if (!gone || !this.constraints.audio?.deviceId) throw error;
+      const { deviceId: _gone, ...audio } = this.constraints.audio;
+      this.constraints = { audio };
+      stream = await navigator.mediaDevices.getUserMedia(this.constraints);
+      this.onMicLost();
+    }
     const track = stream.getAudioTracks()[0];
     track.addEventListener("ended", () => this.#micEnded(track));
     return stream;
@@ -222,10 +237,34 @@ export class Voice {
   /** Another microphone (`deviceId` of enumerateDevices, "" for the default): the sender's
    * track is replaced in place, no renegotiation; kept for later connections. */
   async useMic(deviceId) {
-    this.constraints = { audio: { ...this.constraints.audio, deviceId: deviceId ? { exact: deviceId } : undefined } };
+    const { deviceId: _old, ...audio } = this.constraints.audio;
+    await this.#reopen(deviceId ? { ...audio, deviceId: { exact: deviceId } } : audio);
+  }
+
+  /** The mic's processing (`echoCancellation`, `noiseSuppression`, `autoGainControl`:
+   * booleans), asked for explicitly; an open mic is opened again with it, in place. */
+  async setProcessing(processing) {
+    // The same device is not opened twice with other processing (Chromium hands back the
+    // open capture as it is): the old track goes first.
+    await this.#reopen({ ...this.constraints.audio, ...processing }, { release: true });
+  }
+
+  /** New constraints for the mic; an open one is replaced on the same sender. The old one
+   * is kept until the new one is there (it may be refused), unless it must be `release`d
+   * first: then a refusal opens it again as it was. */
+  async #reopen(audio, { release = false } = {}) {
+    const before = this.constraints;
+    this.constraints = { audio };
     if (!this.micStream) return;
-    const old = this.micStream; // kept until the new one is there (it may be refused)
-    this.micStream = await this.#openMic();
+    const old = this.micStream;
+    if (release) for (const gone of old.getTracks()) gone.stop();
+    try {
+      this.micStream = await this.#openMic();
+    } catch (error) {
+      if (!release) throw error;
+      this.constraints = before;
+      this.micStream = await this.#openMic();
+    }
     const track = this.micStream.getAudioTracks()[0];
     track.enabled = this.mic;
     if (this.micSender && this.mic && this.talk) await this.micSender.replaceTrack(track);

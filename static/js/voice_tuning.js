@@ -17,18 +17,22 @@ const QUALITY_MS = 2000;
 /** The push-to-talk key on a desktop (said in the sheet: voice_ptt_hint). */
 const PTT_KEY = " ";
 
-const TUNING_DEFAULTS = Object.freeze({ volume: {}, muted: {}, mic: "", out: "", ptt: false });
+/** What the browser does to the mic's sound, each asked for explicitly and on unless the
+ * player switched it off here (a headset player may not want noise suppression). */
+export const PROCESSING = Object.freeze(["echoCancellation", "noiseSuppression", "autoGainControl"]);
+const TUNING_DEFAULTS = Object.freeze({ volume: {}, muted: {}, mic: "", out: "", ptt: false, processing: {} });
 
 /** The stored tuning over the defaults (wrong types dropped, volumes clamped to 0..100). */
 export function loadTuning(storage = globalThis.localStorage) {
   const stored = storedObject(KEY, storage);
-  const out = { ...TUNING_DEFAULTS, volume: {}, muted: {} };
+  const out = { ...TUNING_DEFAULTS, volume: {}, muted: {}, processing: {} };
   for (const [name, v] of Object.entries(stored.volume || {})) {
     if (Number.isFinite(v)) out.volume[name] = Math.min(100, Math.max(0, Math.round(v)));
   }
   for (const [name, v] of Object.entries(stored.muted || {})) if (v === true) out.muted[name] = true;
   for (const k of ["mic", "out"]) if (typeof stored[k] === "string") out[k] = stored[k];
   out.ptt = stored.ptt === true;
+  for (const k of PROCESSING) out.processing[k] = stored.processing?.[k] !== false;
   return out;
 }
 
@@ -42,13 +46,15 @@ export class VoiceTuning {
    * @param {() => object|null} options.voice   the page's Voice, or null
    * @param {() => (key: string, params?: object) => string} options.t  the translator
    * @param {() => void} options.onMarks  the seats' marks changed: draw again
+   * @param {(text: string) => void} [options.say]  a short note to the player
    */
-  constructor({ root, micButton, voice, t, onMarks, storage = globalThis.localStorage }) {
+  constructor({ root, micButton, voice, t, onMarks, say = () => {}, storage = globalThis.localStorage }) {
     this.root = root;
     this.micButton = micButton;
     this.voice = voice;
     this.t = t;
     this.onMarks = onMarks;
+    this.say = say;
     this.storage = storage;
     this.prefs = loadTuning(storage);
     this.quality = {};
@@ -58,6 +64,7 @@ export class VoiceTuning {
     this.held = false;
     this.#bind();
     this.#showPtt();
+    this.#showProcessing();
     setInterval(() => this.#measure(), QUALITY_MS);
     // Another language: the mic's title again (after the page's words), rows and lists anew.
     globalThis.addEventListener("svara-settings", () => {
@@ -79,11 +86,18 @@ export class VoiceTuning {
     return (this.prefs.volume[player] ?? 100) / 100;
   }
 
-  /** The constraints a new Voice opens the mic with: the chosen one if it is still there. */
+  /** The constraints a new Voice opens the mic with: the chosen one if it is still there
+   * (voice.js falls back to the default microphone when it is not), processed as chosen. */
   constraints() {
-    const audio = { echoCancellation: true, noiseSuppression: true, autoGainControl: true };
+    const audio = { ...this.prefs.processing };
     if (this.prefs.mic) audio.deviceId = { ideal: this.prefs.mic };
     return { audio };
+  }
+
+  /** The voice's mic gave up the chosen device (unplugged): said once, the list read again. */
+  micLost() {
+    this.say(this.t()("voice_mic_fallback"));
+    this.#devices();
   }
 
   /** Before `voice.start`: with push-to-talk the mic is let through only while held. */
@@ -128,6 +142,7 @@ export class VoiceTuning {
     this.#devices();
     this.#startMeter();
     this.#showPtt();
+    this.#showProcessing();
   }
 
   close() {
@@ -206,8 +221,9 @@ export class VoiceTuning {
         this.prefs.out = ev.target.value;
         this.#changed();
       } else if (ev.target.name === "ptt") this.#setPtt(ev.target.checked);
+      else if (PROCESSING.includes(ev.target.name)) this.#setProcessing(ev.target.name, ev.target.checked);
     });
-    navigator.mediaDevices?.addEventListener?.("devicechange", () => this.#devices());
+    navigator.mediaDevices?.addEventListener?.("devicechange", () => this.#deviceChange());
     this.#bindPtt();
   }
 
@@ -224,10 +240,42 @@ export class VoiceTuning {
     await this.voice()?.useMic(deviceId).catch(() => this.#devices());
   }
 
-  /** The microphones and outputs the browser names (names only once the mic was allowed). */
+  #setProcessing(name, on) {
+    this.prefs.processing[name] = on;
+    this.save();
+    // The open mic is opened again with it (browsers do not switch it on a live track).
+    this.voice()?.setProcessing(this.prefs.processing).catch(() => this.#devices());
+  }
+
+  #showProcessing() {
+    for (const name of PROCESSING) {
+      const box = this.root.querySelector(`[data-voice-processing] input[name="${name}"]`);
+      if (box) box.checked = this.prefs.processing[name];
+    }
+  }
+
+  /** A device came or went: the lists anew; the chosen microphone unplugged while it was
+   * sent gives way to the default one (said once), and is taken again when it is back. */
+  async #deviceChange() {
+    const inputs = await this.#devices();
+    const voice = this.voice();
+    const chosen = this.prefs.mic;
+    if (!voice?.micStream || !chosen || !inputs) return;
+    const using = voice.micStream.getAudioTracks()[0]?.getSettings().deviceId;
+    const present = inputs.some((d) => d.deviceId === chosen);
+    if (!present && using === chosen) {
+      await voice.useMic("").catch(() => {});
+      this.micLost();
+    } else if (present && using !== chosen) {
+      await voice.useMic(chosen).catch(() => {});
+    }
+  }
+
+  /** The microphones and outputs the browser names (names only once the mic was allowed);
+   * the microphones are returned. */
   async #devices() {
     const media = navigator.mediaDevices;
-    if (!media?.enumerateDevices) return;
+    if (!media?.enumerateDevices) return null;
     const t = this.t();
     const devices = (await media.enumerateDevices()).filter((d) => d.deviceId);
     const outputs = Boolean(globalThis.HTMLMediaElement?.prototype.setSinkId);
@@ -242,6 +290,7 @@ export class VoiceTuning {
       select.replaceChildren(...options);
       select.value = options.some((o) => o.value === this.prefs[which]) ? this.prefs[which] : "";
     }
+    return devices.filter((d) => d.kind === "audioinput");
   }
 
   // --- the meter: one's own mic, as the browser hears it (WebAudio AnalyserNode) ---------

@@ -364,3 +364,97 @@ def test_a_push_to_talk_press_is_not_taken_for_a_bad_connection(
         ivan.page.evaluate(SPACE, ["keyup"])
         assert seen["levels"] and set(seen["levels"]) == {"good"}, (who, seen)
     assert ivan.errors == [] and maria.errors == []
+
+
+# The processing the page's sent mic track runs with, as the browser reports it.
+PROCESSING_NOW = """() => {
+  const s = window.voice.micSender.track?.getSettings() ?? {};
+  return [s.echoCancellation, s.noiseSuppression, s.autoGainControl];
+}"""
+
+
+def test_the_mic_processing_is_asked_for_and_switched_in_the_sheet(
+    voice_crowd: Crowd,  # noqa: F811
+    artifacts: Path,
+) -> None:
+    """Echo cancellation, noise suppression and automatic gain are asked for explicitly and
+    each can be switched off in the sheet (a headset player may not want noise suppression):
+    the mic is opened again in place, on the same connection, and the choice is kept."""
+    ivan, maria = voice_table(voice_crowd, "Иван", "Мария")
+    grows(maria, ivan)
+    assert ivan.page.evaluate(PROCESSING_NOW) == [True, True, True]
+    open_sheet(ivan)
+    boxes = ivan.page.locator("[data-voice-processing] input")
+    pw_expect(boxes).to_have_count(3)
+    for i in range(3):
+        pw_expect(boxes.nth(i)).to_be_checked()
+    ivan.page.evaluate("() => { window.firstPc = window.voice.pc; }")
+    ivan.page.get_by_label("Шумоподавление", exact=False).uncheck()
+    ivan.page.wait_for_function(
+        "() => window.voice.micSender.track?.getSettings().noiseSuppression === false",
+        timeout=WAIT_MS,
+    )
+    assert ivan.page.evaluate(PROCESSING_NOW) == [True, False, True]
+    assert ivan.page.evaluate("() => window.voice.pc === window.firstPc")
+    grows(maria, ivan)  # Maria still hears him, through the new track
+    ivan.page.set_viewport_size({"width": 390, "height": 844})
+    ivan.shot(artifacts, "voice-processing")
+    # Kept on this device: after a reload the mic opens without noise suppression.
+    ivan.page.reload()
+    connected(ivan.page)
+    ivan.page.wait_for_function("() => window.voice?.micSender?.track", timeout=WAIT_MS)
+    assert ivan.page.evaluate(PROCESSING_NOW) == [True, False, True]
+    open_sheet(ivan)
+    pw_expect(ivan.page.get_by_label("Шумоподавление", exact=False)).not_to_be_checked()
+    assert ivan.errors == [] and maria.errors == []
+
+
+# A headset unplugged, as the browser tells it: the chosen device is no longer listed, a
+# request for it exactly fails (an ideal one gets another device), its live track ends by
+# itself, and "devicechange" fires. The fake devices of Chromium cannot be unplugged.
+UNPLUG = """() => {
+  const media = navigator.mediaDevices;
+  const track = window.voice.micSender.track;
+  const gone = track.getSettings().deviceId;
+  const list = media.enumerateDevices.bind(media);
+  media.enumerateDevices = async () => (await list()).filter((d) => d.deviceId !== gone);
+  const open = media.getUserMedia.bind(media);
+  media.getUserMedia = async (asked) => {
+    const id = asked?.audio?.deviceId;
+    if (id && (id.exact ?? id.ideal ?? id) === gone) {
+      if (id.exact) throw new DOMException("the device is gone", "OverconstrainedError");
+      const { deviceId, ...audio } = asked.audio;
+      return open({ ...asked, audio });
+    }
+    return open(asked);
+  };
+  track.stop();
+  track.dispatchEvent(new Event("ended"));
+  media.dispatchEvent(new Event("devicechange"));
+  return gone;
+}"""
+
+
+def test_an_unplugged_microphone_gives_way_to_the_default_one(
+    voice_crowd: Crowd,  # noqa: F811
+) -> None:
+    """The chosen headset is unplugged while Ёж talks: his page takes the default microphone
+    on the same connection, says so, and Мария hears him again."""
+    ezh, maria = voice_table(voice_crowd, "Ёж", "Мария")
+    open_sheet(ezh)
+    ezh.page.select_option('[data-voice-device="mic"]', label="Fake Audio Input 2")
+    ezh.page.wait_for_function(
+        "() => window.voice.micSender.track?.label === 'Fake Audio Input 2'", timeout=WAIT_MS
+    )
+    grows(maria, ezh)
+    gone = ezh.page.evaluate(UNPLUG)
+    ezh.page.wait_for_function(
+        "(gone) => { const t = window.voice.micSender.track;"
+        " return t && t.readyState === 'live' && t.getSettings().deviceId !== gone; }",
+        arg=gone,
+        timeout=WAIT_MS,
+    )
+    pw_expect(ezh.page.locator("#toast")).to_contain_text("Микрофон отключён")
+    sends(ezh)
+    grows(maria, ezh)
+    assert ezh.errors == [] and maria.errors == []
