@@ -94,7 +94,7 @@ class GateTrack(RelayedTrack):
         numbers = self._numbers.map(packet.seq, packet.pts, source, self._clock())
         if numbers is not None:
             seq, pts = numbers
-            self._put(OpusPacket(packet.data, pts, seq, packet.marker))
+            self._put(OpusPacket(packet.data, pts, seq, packet.marker, red=packet.red))
 
     def _put(self, item: OpusPacket | None) -> None:
         if self._queue.full():

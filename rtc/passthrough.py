@@ -19,11 +19,21 @@ decode + re-encode against about 15 % with a pass-through decoder, for 4 players
 (architecture.md); skipping the thread hop as well about halves the cost of a
 connection (docs/performance.md). The pinned version and these hooks are tested in
 tests/rtc/test_passthrough.py.
+
+Two things aiortc does for video only are switched on for audio here, for phones on lossy
+networks (docs/voice-protocol.md «Redundancy and retransmission»):
+- RED (RFC 2198, "audio/red" with Opus inside) is negotiated beside Opus. A publisher's RED
+  packets go as they came to listeners that negotiated RED and as their primary frame, plain
+  Opus, to the others (rtc/red.py); each packet is sent with the payload type of what it is.
+- NACK: the SFU's receiver of a mic asks the publisher for packets its uplink lost (aiortc's
+  NackGenerator), and each outgoing stream keeps its last RTP_HISTORY_SIZE packets (128:
+  2.56 s of 20 ms frames) so that aiortc's sender answers a listener's NACK from them.
 """
 
 from __future__ import annotations
 
 import asyncio
+import copy
 import fractions
 import logging
 import traceback
@@ -33,17 +43,41 @@ from typing import Any, cast
 
 import aiortc.rtcrtpreceiver as _receiver_module
 from aiortc import RTCRtpReceiver, RTCRtpSender, clock
+from aiortc.codecs import CODECS
 from aiortc.mediastreams import MediaStreamError, MediaStreamTrack
-from aiortc.rtcrtpparameters import RTCRtpCodecParameters, RTCRtpReceiveParameters
-from aiortc.rtcrtpsender import random_sequence_number
+from aiortc.rtcrtpparameters import (
+    RTCRtcpFeedback,
+    RTCRtpCodecParameters,
+    RTCRtpReceiveParameters,
+    RTCRtpSendParameters,
+)
+from aiortc.rtcrtpsender import RTP_HISTORY_SIZE, random_sequence_number
 from aiortc.rtp import RtpPacket
 from aiortc.sdp import SessionDescription
 from aiortc.utils import random32, uint16_add, uint32_add
+
+from . import red
 
 #: The aiortc version whose internals these hooks were written and tested against.
 AIORTC_VERSION = "1.16.0"
 
 OPUS_TIME_BASE = fractions.Fraction(1, 48000)
+#: RED as the SFU offers it beside Opus; its fmtp names the Opus payload type of each
+#: answer (`opus_answer`). Its own payload type is the offer's (a dynamic one).
+NACK = RTCRtcpFeedback(type="nack")
+RED_CODEC = RTCRtpCodecParameters(
+    mimeType="audio/red", clockRate=48000, channels=2, payloadType=63, rtcpFeedback=[NACK]
+)
+
+
+class Counters:
+    """What the retransmission did, for the SFU's stats (docs/voice-protocol.md)."""
+
+    red_received = 0  # packets of publishers that came as RED (Opus inside)
+    red_sent = 0  # RED packets forwarded as they came (to listeners with RED)
+    red_unwrapped = 0  # RED packets forwarded as their primary frame (listeners without)
+    nacks_sent = 0  # NACKs sent to publishers (their uplink lost packets)
+    retransmitted = 0  # packets sent again to listeners that asked (NACK)
 
 
 class OpusPacket:
@@ -54,14 +88,17 @@ class OpusPacket:
     packets carry their RTP timestamp as `pts` and their RTP sequence number as `seq`.
     """
 
-    __slots__ = ("data", "marker", "pts", "seq")
+    __slots__ = ("data", "marker", "pts", "red", "seq")
     time_base = OPUS_TIME_BASE
 
-    def __init__(self, data: bytes, pts: int, seq: int = 0, marker: int = 0) -> None:
+    def __init__(
+        self, data: bytes, pts: int, seq: int = 0, marker: int = 0, *, red: bool = False
+    ) -> None:
         self.data = data
         self.pts = pts
         self.seq = seq
         self.marker = marker
+        self.red = red  # `data` is a RED payload (Opus frames inside, rtc/red.py)
 
     def __bytes__(self) -> bytes:
         return self.data
@@ -113,24 +150,76 @@ class _DirectQueue:
             self._out.put_nowait(None)  # the track ends, as after the decoder thread
             return
         codec, frame = item
-        if codec.name.lower() == "opus":  # browsers send Opus; anything else is dropped
-            packet = OpusPacket(frame.data, frame.rtp_timestamp, frame.seq, frame.marker)
+        name = codec.name.lower()
+        if name in ("opus", "red"):  # browsers send Opus (maybe in RED); the rest is dropped
+            Counters.red_received += name == "red"
+            packet = OpusPacket(
+                frame.data, frame.rtp_timestamp, frame.seq, frame.marker, red=name == "red"
+            )
             self._out.put_nowait(packet)
 
 
 _original_receive = RTCRtpReceiver.receive
+_original_send = RTCRtpSender.send
+_original_send_nack = RTCRtpReceiver._send_rtcp_nack
+_original_retransmit = RTCRtpSender._retransmit
 _original_decoder_worker = _receiver_module.decoder_worker
 _original_run_rtp = RTCRtpSender._run_rtp
+_original_audio_codecs = list(CODECS["audio"])
 logger = logging.getLogger("rtc")
+
+
+def _nack_negotiated(codecs: list[RTCRtpCodecParameters]) -> bool:
+    return any(NACK in codec.rtcpFeedback for codec in codecs)
 
 
 async def _receive(self: RTCRtpReceiver, parameters: RTCRtpReceiveParameters) -> None:
     track = self._track
     if track is not None and track.kind == "audio":
-        # Not typed (next line): aiortc's private queue, replaced to skip decoding.
+        # Not typed (below): aiortc's private queue, replaced to skip decoding; its NACK
+        # generator (video only in aiortc) asks the publisher for what its uplink lost.
         self._RTCRtpReceiver__decoder_queue = _DirectQueue(track._queue)  # type: ignore[attr-defined]
         self._RTCRtpReceiver__jitter_buffer = _NoJitterBuffer()  # type: ignore[attr-defined]
+        if _nack_negotiated(parameters.codecs):
+            self._RTCRtpReceiver__nack_generator = _receiver_module.NackGenerator()  # type: ignore[attr-defined]
     await _original_receive(self, parameters)
+
+
+async def _send_nack(self: RTCRtpReceiver, media_ssrc: int, lost: list[int]) -> None:
+    Counters.nacks_sent += 1
+    await _original_send_nack(self, media_ssrc, lost)
+
+
+async def _send(self: RTCRtpSender, parameters: RTCRtpSendParameters) -> None:
+    """aiortc's `send`, the negotiated payload types noted first: a relayed packet goes
+    with the type of what it carries (Opus, or RED where the listener has it)."""
+    # Not typed (next line): the sender's negotiated types, kept on it for `_run_rtp`.
+    self._svara_types = {c.name.lower(): c.payloadType for c in parameters.codecs}  # type: ignore[attr-defined]
+    await _original_send(self, parameters)
+
+
+async def _retransmit(self: RTCRtpSender, sequence_number: int) -> None:
+    Counters.retransmitted += 1
+    await _original_retransmit(self, sequence_number)
+
+
+def _outgoing(relayed: OpusPacket, types: dict[str, int | None]) -> tuple[int, bytes] | None:
+    """(payload type, payload) of a relayed packet for one listener: RED as it came where
+    he negotiated it (its blocks numbered as his Opus), the primary frame otherwise."""
+    opus = types.get("opus")
+    if opus is None:
+        return None
+    if not relayed.red:
+        return opus, relayed.data
+    try:
+        red_type = types.get("red")
+        if red_type is not None:
+            Counters.red_sent += 1
+            return red_type, red.relabel(relayed.data, opus)
+        Counters.red_unwrapped += 1
+        return opus, red.primary(relayed.data)
+    except red.RedError:
+        return None  # a malformed RED payload from a publisher: nothing to forward
 
 
 async def _run_rtp(self: RTCRtpSender, codec: RTCRtpCodecParameters) -> None:
@@ -143,23 +232,28 @@ async def _run_rtp(self: RTCRtpSender, codec: RTCRtpCodecParameters) -> None:
     self._RTCRtpSender__rtp_started.set()  # type: ignore[attr-defined]
     sequence_origin, timestamp_origin = random_sequence_number(), random32()
     extensions = self._RTCRtpSender__rtp_header_extensions_map  # type: ignore[attr-defined]
+    history = self._RTCRtpSender__rtp_history  # type: ignore[attr-defined]
+    types = getattr(self, "_svara_types", None) or {"opus": codec.payloadType}
     track = self.track
     try:
         while True:
             # A RelayedTrack hands on OpusPackets (rtc.gate), typed by aiortc as its frames.
             relayed = cast(OpusPacket, await track.recv())
-            if not self._enabled:
+            outgoing = _outgoing(relayed, types) if self._enabled else None
+            if outgoing is None:
                 continue
             packet = RtpPacket(
-                payload_type=cast(int, codec.payloadType),  # negotiated: never None here
+                payload_type=outgoing[0],
                 marker=relayed.marker,
                 sequence_number=uint16_add(sequence_origin, relayed.seq),
                 timestamp=uint32_add(timestamp_origin, relayed.pts),
             )
             packet.ssrc = self._ssrc
-            packet.payload = relayed.data
+            packet.payload = outgoing[1]
             packet.extensions.abs_send_time = (clock.current_ntp_time() >> 14) & 0x00FFFFFF
             packet.extensions.mid = self._RTCRtpSender__mid  # type: ignore[attr-defined]
+            # Kept for a listener's NACK (aiortc's `_retransmit` sends it again as it was).
+            history[packet.sequence_number % RTP_HISTORY_SIZE] = packet
             await self.transport._send_rtp(packet.serialize(extensions))
             self._RTCRtpSender__ntp_timestamp = clock.current_ntp_time()  # type: ignore[attr-defined]
             self._RTCRtpSender__rtp_timestamp = packet.timestamp  # type: ignore[attr-defined]
@@ -180,20 +274,41 @@ def _decoder_worker(loop: Any, input_q: Any, output_q: Any, decode_error: Any) -
         _original_decoder_worker(loop, input_q, output_q, decode_error)
 
 
+def _relay_codecs() -> list[RTCRtpCodecParameters]:
+    """aiortc's audio codecs with NACK for Opus, and RED beside it (this process only)."""
+    codecs = []
+    for codec in _original_audio_codecs:
+        codec = copy.deepcopy(codec)
+        if codec.name.lower() == "opus":
+            codec.rtcpFeedback = [*codec.rtcpFeedback, NACK]
+            codecs += [codec, copy.deepcopy(RED_CODEC)]
+        else:
+            codecs.append(codec)
+    return codecs
+
+
 def install() -> None:
     """Make every audio receiver in this process pass Opus through (the SFU process)."""
-    # Not typed (next line): patched for the SFU's process only, restored by unpatch().
+    # Not typed (below): patched for the SFU's process only, restored by uninstall().
     RTCRtpReceiver.receive = _receive  # type: ignore[method-assign]
+    RTCRtpReceiver._send_rtcp_nack = _send_nack  # type: ignore[method-assign]
+    RTCRtpSender.send = _send  # type: ignore[method-assign]
+    RTCRtpSender._retransmit = _retransmit  # type: ignore[method-assign]
     RTCRtpSender._run_rtp = _run_rtp  # type: ignore[method-assign]
     _receiver_module.decoder_worker = _decoder_worker
+    CODECS["audio"][:] = _relay_codecs()
 
 
 def uninstall() -> None:
     """Restore aiortc's own receiving (decoding) path."""
-    # Not typed (next line): the patch undone.
+    # Not typed (below): the patch undone.
     RTCRtpReceiver.receive = _original_receive  # type: ignore[method-assign]
+    RTCRtpReceiver._send_rtcp_nack = _original_send_nack  # type: ignore[method-assign]
+    RTCRtpSender.send = _original_send  # type: ignore[method-assign]
+    RTCRtpSender._retransmit = _original_retransmit  # type: ignore[method-assign]
     RTCRtpSender._run_rtp = _original_run_rtp  # type: ignore[method-assign]
     _receiver_module.decoder_worker = _original_decoder_worker
+    CODECS["audio"][:] = _original_audio_codecs
 
 
 @contextmanager
@@ -254,9 +369,13 @@ def opus_answer(answer: str, offer: str) -> str:
     )
     description = SessionDescription.parse(answer)
     for media in description.media:
+        opus = next((c for c in media.rtp.codecs if c.name.lower() == "opus"), None)
         for codec in media.rtp.codecs:
-            if codec.name.lower() == "opus":
+            if codec is opus:
                 codec.parameters["useinbandfec"] = 1
                 if offered_dtx:
                     codec.parameters["usedtx"] = 1
+            elif codec.name.lower() == "red" and opus is not None:
+                # RFC 2198's fmtp: the blocks are this side's Opus (a primary, one redundant).
+                codec.parameters = {f"{opus.payloadType}/{opus.payloadType}": None}
     return str(description)

@@ -25,7 +25,14 @@ from aiortc.sdp import SessionDescription
 
 from .gate import GateTrack
 from .ice import IceConfig
-from .passthrough import OpusPacket, backlog, level_to_amplitude, opus_answer, watch_levels
+from .passthrough import (
+    Counters,
+    OpusPacket,
+    backlog,
+    level_to_amplitude,
+    opus_answer,
+    watch_levels,
+)
 from .room import Room, RoomError
 
 #: How often speaking levels are sent (only when they changed).
@@ -181,12 +188,18 @@ class Sfu:
         await asyncio.gather(*self._background, return_exceptions=True)
 
     def stats(self) -> dict[str, int]:
-        """Counts that show leaks (rooms, peers, asyncio tasks, threads, open files) and the
-        packets forwarded into slots since the SFU started."""
+        """Counts that show leaks (rooms, peers, asyncio tasks, threads, open files), the
+        packets forwarded into slots since the SFU started, the NACKs sent to publishers and
+        the packets sent again to listeners that asked."""
         return {
             "rooms": len(self.rooms),
             "peers": len(self.peers),
             "forwarded": self.forwarded,
+            "red_received": Counters.red_received,
+            "red_sent": Counters.red_sent,
+            "red_unwrapped": Counters.red_unwrapped,
+            "nacks_sent": Counters.nacks_sent,
+            "retransmitted": Counters.retransmitted,
             "tasks": len(asyncio.all_tasks()),
             "threads": threading.active_count(),
             "fds": len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else -1,

@@ -26,6 +26,31 @@ const GATHER_TIMEOUT_MS = 3000;
 /** Waits between reconnection attempts after a drop: doubling, at most the last. */
 const RETRY_MS = [500, 1000, 2000, 4000, 8000, 15000];
 
+/** RED (RFC 2198: each packet carries the previous frame again) first where the browser
+ * has it, so that a listener rebuilds a lost packet from the next one; Opus after it for the
+ * SFU to fall back on (docs/voice-protocol.md «Redundancy and retransmission»). */
+function preferRed(transceivers) {
+  const codecs = globalThis.RTCRtpReceiver?.getCapabilities?.("audio")?.codecs;
+  if (!codecs || !transceivers[0]?.setCodecPreferences) return;
+  const red = codecs.filter((c) => c.mimeType.toLowerCase() === "audio/red");
+  if (red.length === 0) return;
+  const rest = codecs.filter((c) => c.mimeType.toLowerCase() !== "audio/red");
+  for (const transceiver of transceivers) transceiver.setCodecPreferences([...red, ...rest]);
+}
+
+/** The offer asking for NACK on Opus and RED (browsers offer it for video only): the SFU
+ * then asks our mic again for what it lost, and answers ours from its cache. */
+export function withNack(sdp) {
+  const types = new Set();
+  for (const found of sdp.matchAll(/^a=rtpmap:(\d+) (opus|red)\/48000/gim)) types.add(found[1]);
+  let out = sdp;
+  for (const type of types) {
+    if (new RegExp(`^a=rtcp-fb:${type} nack\\r?$`, "m").test(out)) continue;
+    out = out.replace(new RegExp(`^(a=rtpmap:${type} .*)$`, "gm"), `$1\r\na=rtcp-fb:${type} nack`);
+  }
+  return out;
+}
+
 /** Wait until ICE gathering completes (the SFU takes no trickled candidates), bounded. */
 function gathered(pc) {
   if (pc.iceGatheringState === "complete") return Promise.resolve();
@@ -137,7 +162,9 @@ export class Voice {
       slots.push(pc.addTransceiver("audio", { direction: "recvonly" }));
     }
 
-    await pc.setLocalDescription(await pc.createOffer());
+    preferRed(pc.getTransceivers());
+    const offer = await pc.createOffer();
+    await pc.setLocalDescription({ type: "offer", sdp: withNack(offer.sdp) });
     await gathered(pc);
     let answer;
     try {

@@ -1,7 +1,7 @@
 // How well each voice in the table reaches this page, from the RTCPeerConnection's own
 // statistics (docs/protocol.md «Voice», «The connection's mark»): per speaker the inbound
 // stream's loss and jitter, for one's own seat what the SFU reports of our outbound stream
-// (remote-inbound-rtp), and for both the round trip of the one ICE path to the SFU.
+// (remote-inbound-rtp) or the share of it the SFU asked for again (NACK), and for both the round trip of the one ICE path to the SFU.
 //
 //   const watch = new QualityWatch();
 //   const marks = await watch.sample(voice);   // {name or OWN: {level, loss, jitter, rtt}}
@@ -60,7 +60,10 @@ export class QualityWatch {
         // What the SFU's receiver reports of our mic's packets (RTCP receiver reports).
         const mine = sent.get(entry.localId);
         const { steady } = mine ? this.#since(mine.id, mine.timestamp, 0, mine.packetsSent || 0) : {};
-        const own = { loss: entry.fractionLost || 0, jitter: steady ? entry.jitter || 0 : 0 };
+        // The SFU asks again for what it lost (NACK) and the reports then count it received:
+        // the share of our packets sent again is our uplink's loss as well.
+        const loss = Math.max(entry.fractionLost || 0, mine ? this.#resent(mine) : 0);
+        const own = { loss, jitter: steady ? entry.jitter || 0 : 0 };
         out[OWN] = this.#measure({ ...own, rtt: entry.roundTripTime ?? rtt });
       }
     });
@@ -84,6 +87,16 @@ export class QualityWatch {
       now.flowingSince = before.flowingSince ?? before.at;
     }
     return { loss, steady: now.flowingSince !== null && at - now.flowingSince >= STEADY_MS };
+  }
+
+  /** The share of the packets sent since the last sample that were retransmissions. */
+  #resent(outbound) {
+    const key = `${outbound.id}:resent`;
+    const before = this.last.get(key);
+    const now = { resent: outbound.retransmittedPacketsSent || 0, packets: outbound.packetsSent || 0 };
+    this.last.set(key, now);
+    const sent = before ? now.packets - before.packets : 0;
+    return sent > 0 ? Math.max(0, now.resent - before.resent) / sent : 0;
   }
 
   #measure(figures) {

@@ -3,7 +3,8 @@
 The browser is told (in the SFU's answer) that the SFU is at `browser_side`, the SFU is
 told (in the browser's offer) that the browser is at `sfu_side`; every datagram of the
 connection passes here, and a given share of the browser's RTP packets (its uplink
-audio) is dropped, with a seeded random generator so that runs are alike.
+audio) is dropped — or, with `downlink=True`, of the SFU's RTP packets to the browser —
+with a seeded random generator so that runs are alike.
 """
 
 from __future__ import annotations
@@ -37,10 +38,12 @@ class _Side(asyncio.DatagramProtocol):
 
 
 class LossyRelay:
-    """Relays one browser ↔ SFU connection, dropping `loss` of the browser's RTP."""
+    """Relays one browser ↔ SFU connection, dropping `loss` of the browser's RTP (or of the
+    RTP it receives, `downlink`)."""
 
-    def __init__(self, loss: float, seed: int = 14) -> None:
+    def __init__(self, loss: float, seed: int = 14, *, downlink: bool = False) -> None:
         self.loss = loss
+        self.downlink = downlink
         self._random = random.Random(seed)
         self.rtp_relayed = 0
         self.rtp_dropped = 0
@@ -82,23 +85,32 @@ class LossyRelay:
         return _one_candidate(sdp, line)
 
     def received(self, data: bytes, addr: tuple[str, int], from_browser: bool) -> None:
-        """Forward a datagram to the other end, dropping a share of the browser's RTP."""
+        """Forward a datagram to the other end, dropping a share of one direction's RTP."""
         if from_browser:
             self.browser = addr
             if self.sfu is None or self._to_sfu.transport is None:
                 return
-            if is_rtp(data):
-                if self._random.random() < self.loss:
-                    self.rtp_dropped += 1
-                    return
-                self.rtp_relayed += 1
+            if not self.downlink and self._drops(data):
+                return
             self._to_sfu.transport.sendto(data, self.sfu)
         elif self.browser is not None and self._to_browser.transport is not None:
+            if self.downlink and self._drops(data):
+                return
             self._to_browser.transport.sendto(data, self.browser)
+
+    def _drops(self, data: bytes) -> bool:
+        """Is this datagram one of the RTP packets lost (counted either way)?"""
+        if not is_rtp(data):
+            return False
+        if self._random.random() < self.loss:
+            self.rtp_dropped += 1
+            return True
+        self.rtp_relayed += 1
+        return False
 
     @property
     def dropped_share(self) -> float:
-        """The share of the browser's RTP packets dropped so far."""
+        """The share of the lossy direction's RTP packets dropped so far."""
         total = self.rtp_relayed + self.rtp_dropped
         return self.rtp_dropped / total if total else 0.0
 

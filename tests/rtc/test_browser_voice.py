@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -134,6 +135,21 @@ def serve(signalling: Signalling) -> ThreadingHTTPServer:
     return server
 
 
+def _sfu_up(hub: VoiceHub, within: float = 30.0) -> None:
+    """Wait until the hub's SFU answers (it imports aiortc first: slow on a busy machine),
+    so that a page's first `voice:join` does not meet «voice is restarting»."""
+    assert hub.supervisor is not None
+    end = time.monotonic() + within
+    while True:
+        try:
+            hub.supervisor.client.request("ping")
+            return
+        except (VoiceError, VoiceUnavailable):
+            if time.monotonic() > end:
+                raise
+            threading.Event().wait(0.05)
+
+
 @contextmanager
 def hosted(
     folder: Path,
@@ -152,6 +168,7 @@ def hosted(
     )
     made = signalling(hub)
     holder.append(made)
+    _sfu_up(hub)
     server = serve(made)
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}", made

@@ -5,7 +5,7 @@ that drops 5 % of his RTP packets; «Мария» listens directly. Relaying eac
 arrives (docs/voice-protocol.md) leaves concealment to her browser, with Opus in-band FEC:
 the share of his audio concealed at her page stays within 1.5 × the loss applied (aiortc's
 jitter buffer, which the SFU no longer uses, multiplied it by 3–4), and the loss is visible
-in her stats (packetsLost), since gaps are passed on as gaps.
+in her stats (packetsLost) only as far as the SFU's NACKs to his page did not recover it.
 """
 
 from __future__ import annotations
@@ -110,7 +110,9 @@ def test_uplink_loss_is_not_multiplied(
     print(f"applied loss {applied:.3f}, concealed {concealed:.3f}, lost {after['lost']}")
     assert 0.03 < applied < 0.07
     assert concealed <= 1.5 * applied
-    assert after["lost"] > before["lost"]  # the gaps reach her browser as gaps
+    # The SFU adds no loss of its own: what her browser misses is at most what the relay
+    # dropped (the SFU asks his page again for it, tests/rtc/test_redundancy.py).
+    assert after["lost"] - before["lost"] <= dropped
     speaker.close()
 
 
@@ -153,7 +155,9 @@ def test_the_connection_marks_degrade_with_the_loss(
     mark_becomes(speaker, "", OWN, "good")
     relay.loss = 0.25
     heard = mark_becomes(listener, mid, SPEAKER, "poor")
-    assert heard[SPEAKER]["loss"] > 0.08
+    # «poor» from 8 % (voice_quality.js POOR); with the SFU's NACKs she misses only what
+    # was lost again, and his own mark counts what the SFU asked for again.
+    assert heard[SPEAKER]["loss"] >= 0.08
     own = mark_becomes(speaker, "", OWN, "poor")
-    assert own[OWN]["loss"] > 0.08
+    assert own[OWN]["loss"] >= 0.08
     speaker.close()
