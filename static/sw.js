@@ -55,3 +55,15 @@ self.addEventListener("fetch", (event) => {
     event.respondWith(staleWhileRevalidate(request));
   }
 });
+
+// «Ваш ход» tapped (static/js/attention.js): the table's page comes to the front.
+self.addEventListener("notificationclick", (event) => {
+  event.notification.close();
+  const url = event.notification.data?.url || "/";
+  event.waitUntil(
+    self.clients.matchAll({ type: "window", includeUncontrolled: true }).then((pages) => {
+      const open = pages.find((page) => new URL(page.url).pathname === url);
+      return open ? open.focus() : self.clients.openWindow(url);
+    }),
+  );
+});

@@ -1,6 +1,7 @@
 // What the pages other than the table do in the browser: the settings form and the install
 // page's choice of steps.
 
+import { allowNotifications } from "./attention.js";
 import { loadSettings, saveSettings } from "./settings.js";
 
 /** Bind a [data-settings] form to the stored settings; every change saves at once. */
@@ -11,7 +12,13 @@ export function bindSettingsForm(form) {
     if (input.type === "radio") input.checked = current[input.name] === input.value;
     else if (input.type === "checkbox") input.checked = Boolean(current[input.name]);
   }
-  form.addEventListener("change", () => {
+  form.addEventListener("change", async (ev) => {
+    // Notifications need the browser's permission, asked from this tap; refused: kept off.
+    if (ev.target.name === "notify" && ev.target.checked) {
+      const allowed = await allowNotifications().catch(() => false);
+      ev.target.checked = allowed;
+      form.querySelector("[data-notify-refused]")?.toggleAttribute("hidden", allowed);
+    }
     const next = { ...loadSettings() };
     for (const input of form.elements) {
       if (!input.name) continue;

@@ -10,6 +10,7 @@ export const DEFAULTS = Object.freeze({
   sound: true, // turn, deal, win and Svara sounds
   fourColour: false, // ♦ blue and ♣ green for colour-blind players
   autoCount: false, // C-3.9: hidden by default
+  notify: false, // «Ваш ход» as a system notification while the table is not in front
 });
 
 /** What this device keeps under `key` (an object; {} when missing or unreadable). */

@@ -1,7 +1,20 @@
 // Table sounds generated with WebAudio (no files): the deal, one's turn, a win, a Svara.
-// Browsers start audio only after a gesture, so the context is made on the first tap.
+// Browsers start audio only after a gesture, so the context is made on the first tap; a
+// sound asked for before one finds it refused, and `onRefused` is told (the page then shows
+// «Включить звук», static/js/attention.js).
 
 let ctx = null;
+let refused = () => {};
+
+/** Who is told that the browser would not play a sound without a tap. */
+export function onRefused(callback) {
+  refused = callback;
+}
+
+/** From a tap: the sounds may play from now on. */
+export async function unlockSound() {
+  await audio()?.resume();
+}
 
 function audio() {
   if (!ctx) {
@@ -65,5 +78,7 @@ const SOUNDS = {
 export function play(name, settings) {
   if (!settings?.sound || !SOUNDS[name]) return;
   const a = audio();
-  if (a) SOUNDS[name](a);
+  if (!a) return;
+  if (a.state !== "running") refused();
+  SOUNDS[name](a);
 }

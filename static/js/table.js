@@ -7,7 +7,8 @@ import { loadScorer } from "./count.js";
 import { refusal, translator, withLang } from "./i18n.js";
 import { connect } from "./net.js";
 import { loadSettings } from "./settings.js";
-import { play } from "./sound.js";
+import { onRefused, play, unlockSound } from "./sound.js";
+import { Attention } from "./attention.js";
 import { applyProtocol, EVENTS, tableAction } from "./protocol.js";
 import { TableCheck } from "./fair.js";
 import { VoiceTuning } from "./voice_tuning.js";
@@ -166,6 +167,8 @@ function receive(msg) {
   const broke = state.news.some((e) => e.kind === "stood" && e.player === state.me && e.why === "money");
   if (broke) local.note = t("stood_money", { ante: state.table.ante });
   if (state.view !== before) effects(before, state.view, state.news);
+  const inHand = state.phase === "playing" && (state.view?.players || []).some((p) => p.name === state.me);
+  attention.state({ myTurn: (state.view?.awaiting || []).includes(state.me), inHand, tableName: state.table.name });
   ensureScorer();
   draw();
 }
@@ -429,6 +432,21 @@ function othersSeated() {
 }
 
 /** The listener's own volumes, devices, push-to-talk and the seats' connection marks. */
+/** Told when the page is not in front (static/js/attention.js); its «Включить звук» tap
+ * lets the sounds and the voice's audio play. */
+const attention = new Attention({
+  t: () => t,
+  settings: () => settings,
+  unlockButton: $("#sound-unlock"),
+  onUnlock: async () => {
+    await unlockSound().catch(() => {});
+    await voice?.resumeAudio();
+  },
+});
+onRefused(() => attention.unlock());
+// Back in front: a microphone lost meanwhile (a locked phone) is asked for again.
+document.addEventListener("visibilitychange", () => document.hidden || voice?.revive());
+
 const tuning = new VoiceTuning({
   root: $("#voice-tuning"),
   micButton: $("#mic"),
@@ -487,7 +505,11 @@ async function startVoice(mic) {
     signal: (event, payload) => socket.timeout(10000).emitWithAck(event, payload),
     constraints: tuning.constraints(),
     onMicLost: () => tuning.micLost(),
-    onAudio: () => tuning.apply(voice),
+    onAudio: (element) => {
+      tuning.apply(voice);
+      // Refused without a tap (autoplay policy, iOS Safari): «Включить звук» plays it.
+      element.play?.().catch((error) => error?.name === "NotAllowedError" && attention.unlock());
+    },
     onSlots: () => tuning.apply(voice),
     onState: (s) => {
       if (String(s).startsWith("failed")) toast(t("voice_failed"));

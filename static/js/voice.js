@@ -298,6 +298,18 @@ export class Voice {
     for (const gone of old.getTracks()) gone.stop();
   }
 
+  /** The page is in front again: a microphone lost while it was in the background (the
+   * phone locked, the device taken by another app) is asked for again. */
+  revive() {
+    const track = this.micSender?.track ?? this.micStream?.getAudioTracks()[0];
+    if (this.wanted && this.mic && track && track.readyState === "ended") this.#micEnded(track);
+  }
+
+  /** Every slot's <audio> played again (from a tap: a browser that refused sound before). */
+  async resumeAudio() {
+    await Promise.all([...this.audio.values()].map((element) => element.play().catch(() => {})));
+  }
+
   /** Listen off: the server forwards nothing to us, and our slots are muted here too. */
   async setListen(on) {
     this.listen = on;
