@@ -32,7 +32,14 @@ the tests' lossy UDP relay (tests/rtc/lossyrelay.py). One run reports, as JSON l
    totalSamplesReceived` per slot over S seconds of audio, against the loss applied in that
    window; beside them, in the same window, a direct connection (no SFU) from one more page
    to the listener through a relay at 2 %: what the browsers make of that loss by themselves.
-5. `freeze`: tests/browser/test_voice_recovery.py's method on the real `svara serve` and
+5. `mobile`: phones on mobile networks — 10 % and 20 % loss, independent and in bursts
+   (Gilbert–Elliott, 3 packets on average), on each leg. *Uplink*: speakers each behind
+   their own lossy relay, one listener; *downlink*: one speaker, listeners each behind their
+   own lossy relay (the SFU's NACK cache answers them). Each row: the applied loss, the
+   share concealed beyond the lossless row of its leg, and their ratio (targets: ≤ 0.25 at
+   10 %, ≤ 0.4 at 20 %); beside each leg a direct browser-to-browser connection through a
+   relay with one of its losses: what the browsers make of it alone (no RED, no NACK).
+6. `freeze`: tests/browser/test_voice_recovery.py's method on the real `svara serve` and
    its table page: two seated players with «Микрофон» on, the speaker in a Chromium of his
    own frozen for F seconds (SIGSTOP on its whole process tree); the SFU drops him (ICE
    consent, about 30 s; `--quick` shortens it); after SIGCONT, the seconds until the
@@ -84,7 +91,7 @@ from test_lossy_uplink import RelayedSignalling
 #: A full table: 8 seats, each speaker forwarded to the 7 others (docs/performance.md).
 SEATS = 8
 FULL_STREAMS = SEATS * (SEATS - 1)
-CPU_TABLE, DELAY_TABLE, LOSS_TABLE, FREEZE_TABLE = 1, 2, 3, 4
+CPU_TABLE, DELAY_TABLE, LOSS_TABLE, FREEZE_TABLE, UPLINK_TABLE, DOWNLINK_TABLE = 1, 2, 3, 4, 5, 6
 TALKERS = ["Иван", "Мария", "Ёж", "Стоян", "Zoë", "Петър", "Лиза 🎲", "ivan"]
 SENDER, RECEIVER = "Мира", "Асен"
 #: Speakers behind a lossy relay each; «Ана»'s drops nothing: what the relay hop and the
@@ -94,6 +101,18 @@ LOSS_LISTENER = "Даря"
 #: A page connected straight to the listener through a relay at 2 %: the same loss
 #: without the SFU, to read the SFU's rows against.
 DIRECT_SPEAKER, DIRECT_LOSS = "Вера", 0.02
+#: Mobile networks (loss, mean burst length in packets; 0: independent losses): speakers
+#: behind their uplinks, and listeners behind their downlinks; the first of each is lossless.
+UPLINKS = {"Тодор": (0.0, 0.0), "Калина": (0.10, 0.0), "Zoltán": (0.20, 0.0),
+           "Милица": (0.10, 3.0), "Ёлка": (0.20, 3.0)}  # fmt: skip
+UPLINK_LISTENER = "Пламен"
+DOWNLINKS = {"Злата": (0.0, 0.0), "Radu": (0.10, 0.0), "Яна": (0.20, 0.0),
+             "Дамян": (0.10, 3.0), "Щерю": (0.20, 3.0)}  # fmt: skip
+DOWNLINK_SPEAKER = "Нина"
+#: The direct rows beside each leg: (sender, listener-side loss, burst).
+DIRECT_UPLINK, DIRECT_DOWNLINK = ("Огнян", 0.10, 0.0), ("Искра", 0.20, 3.0)
+#: Targets (docs/performance.md «Voice for phones»): concealed beyond lossless ÷ applied.
+MOBILE_RATIO = {0.10: 0.25, 0.20: 0.4}
 FROZEN, WITNESS = "Стефан", "Лада"
 #: Targets (docs/performance.md «Voice with browsers»).
 ADDED_DELAY_MS = 20.0
@@ -428,6 +447,50 @@ def connect_directly(sender: Page, receiver: Page, relay: LossyRelay | None = No
     sender.evaluate("async (sdp) => direct.setRemoteDescription({type: 'answer', sdp})", answer)
 
 
+def concealed_window(
+    slots: dict[str, tuple[Page, list[Any]]], relays: dict[str, LossyRelay], seconds: float
+) -> dict[str, dict[str, Any]]:
+    """For each label: the loss its relay applied and the share of its audio concealed at
+    its listener's page (`slots`: the page and INBOUND_OF's [which, mid]), over `seconds`
+    more audio (48 kHz) of every one of them, measured in one window."""
+    read = {k: (lambda k=k: slots[k][0].evaluate(INBOUND_OF, slots[k][1])) for k in slots}
+    before = {k: read[k]() for k in slots}
+    counted = {k: (r.rtp_dropped, r.rtp_relayed) for k, r in relays.items()}
+    goals = {k: before[k]["total"] + int(48_000 * seconds) for k in slots}
+    deadline = time.monotonic() + seconds + WAIT_S
+    for label in slots:
+        while read[label]()["total"] < goals[label]:
+            assert time.monotonic() < deadline, f"{label}'s audio stopped"
+            time.sleep(0.2)
+    after = {k: read[k]() for k in slots}
+    now = {k: (r.rtp_dropped, r.rtp_relayed) for k, r in relays.items()}
+    measured = {}
+    for label, relay in relays.items():
+        dropped = now[label][0] - counted[label][0]
+        relayed = now[label][1] - counted[label][1]
+        total = after[label]["total"] - before[label]["total"]
+        measured[label] = {
+            "loss_set": relay.loss,
+            "burst": relay.burst,
+            "applied": dropped / (dropped + relayed) if dropped + relayed else 0.0,
+            "concealed": (after[label]["concealed"] - before[label]["concealed"]) / total,
+            "packets_lost": after[label]["lost"] - before[label]["lost"],
+        }
+    return measured
+
+
+def with_ratios(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each row's concealed ÷ applied, and beyond the lossless row's concealment (what the
+    relay's hop and the machine's load cost by themselves) ÷ applied."""
+    lossless = next(row["concealed"] for row in rows if row["loss_set"] == 0)
+    for row in rows:
+        applied = row["applied"]
+        row["ratio"] = row["concealed"] / applied if applied else None
+        beyond = max(row["concealed"] - lossless, 0.0)
+        row["ratio_beyond_lossless"] = beyond / applied if applied else None
+    return rows
+
+
 def loss_figure(
     site: Site, relays: dict[str, LossyRelay], direct: LossyRelay, seconds: float
 ) -> dict[str, Any]:
@@ -442,43 +505,73 @@ def loss_figure(
         mids = site.wait_slots(LOSS_LISTENER, list(relays))
         for mid in mids.values():
             grows(listener, mid)
-        slots = {**{s: ["voice", mid] for s, mid in mids.items()}, DIRECT_SPEAKER: ["direct", None]}
-        relays = {**relays, DIRECT_SPEAKER: direct}
-        before = {s: listener.evaluate(INBOUND_OF, slot) for s, slot in slots.items()}
-        counted = {s: (r.rtp_dropped, r.rtp_relayed) for s, r in relays.items()}
-        goals = {s: before[s]["total"] + int(48_000 * seconds) for s in slots}
-        deadline = time.monotonic() + seconds + WAIT_S
-        for speaker, slot in slots.items():  # each has `seconds` more audio (48 kHz)
-            while listener.evaluate(INBOUND_OF, slot)["total"] < goals[speaker]:
-                assert time.monotonic() < deadline, f"{speaker}'s audio stopped"
-                time.sleep(0.2)
-        after = {s: listener.evaluate(INBOUND_OF, slot) for s, slot in slots.items()}
-        now = {s: (r.rtp_dropped, r.rtp_relayed) for s, r in relays.items()}
+        slots = {s: (listener, ["voice", mid]) for s, mid in mids.items()}
+        slots[DIRECT_SPEAKER] = (listener, ["direct", None])
+        measured = concealed_window(slots, {**relays, DIRECT_SPEAKER: direct}, seconds)
     finally:
         leave(pages)
         sender.close()
-    rows = []
-    for speaker, relay in relays.items():
-        dropped = now[speaker][0] - counted[speaker][0]
-        relayed = now[speaker][1] - counted[speaker][1]
-        applied = dropped / (dropped + relayed)
-        total = after[speaker]["total"] - before[speaker]["total"]
-        concealed = (after[speaker]["concealed"] - before[speaker]["concealed"]) / total
-        rows.append(
-            {
-                "path": "direct" if speaker == DIRECT_SPEAKER else "sfu",
-                "loss_set": relay.loss,
-                "applied": applied,
-                "concealed": concealed,
-                "ratio": concealed / applied if applied else None,
-                "packets_lost": after[speaker]["lost"] - before[speaker]["lost"],
-            }
+    rows = [
+        {"path": "direct" if who == DIRECT_SPEAKER else "sfu", **row}
+        for who, row in measured.items()
+    ]
+    return emit({"phase": "loss", "rows": with_ratios(rows)})
+
+
+def mobile_figure(site: Site, seconds: float, quick: bool) -> dict[str, Any]:
+    """The uplink and downlink legs at 10 % and 20 % loss, independent and in bursts, each
+    with a direct browser-to-browser row beside it (static/js/voice.js: RED and NACK);
+    `quick` (CI's smoke run) keeps the lossless row and the first lossy one of each leg."""
+    legs = {}
+    for leg, table in (("uplink", UPLINK_TABLE), ("downlink", DOWNLINK_TABLE)):
+        lossy = UPLINKS if leg == "uplink" else DOWNLINKS
+        if quick:
+            lossy = dict(list(lossy.items())[:2])
+        relays = {
+            name: LossyRelay(loss, seed=40 + i, downlink=leg == "downlink", burst=burst)
+            for i, (name, (loss, burst)) in enumerate(lossy.items())
+        }
+        site.signalling.relays.update(relays)
+        direct_name, direct_loss, direct_burst = (
+            DIRECT_UPLINK if leg == "uplink" else DIRECT_DOWNLINK
         )
-    lossless = next(row["concealed"] for row in rows if row["loss_set"] == 0)
-    for row in rows:  # what the loss itself costs, beyond the relay's hop and the load
-        beyond = max(row["concealed"] - lossless, 0.0)
-        row["ratio_beyond_lossless"] = beyond / row["applied"] if row["applied"] else None
-    return emit({"phase": "loss", "rows": rows})
+        if quick:
+            direct_loss, direct_burst = lossy[list(lossy)[1]]
+        direct = LossyRelay(direct_loss, seed=39, burst=direct_burst)
+        pages: list[Page] = []
+        sender = site.browser.new_page()
+        try:
+            if leg == "uplink":
+                listener = site.open(UPLINK_LISTENER, table)
+                pages = [listener, *(site.open(name, table) for name in lossy)]
+                mids = site.wait_slots(UPLINK_LISTENER, list(lossy))
+                slots = {name: (listener, ["voice", mid]) for name, mid in mids.items()}
+            else:
+                pages = [site.open(DOWNLINK_SPEAKER, table), *(site.open(n, table) for n in lossy)]
+                listener = pages[1]
+                slots = {
+                    name: (page, ["voice", site.signalling.mid(name, DOWNLINK_SPEAKER)])
+                    for name, page in zip(lossy, pages[1:], strict=True)
+                }
+            sender.goto(f"{site.base}/?player={quote(direct_name)}")
+            connect_directly(sender, listener, direct)
+            for page, (_, mid) in slots.values():
+                grows(page, mid)
+            slots[direct_name] = (listener, ["direct", None])
+            measured = concealed_window(slots, {**relays, direct_name: direct}, seconds)
+        finally:
+            leave(pages)
+            sender.close()
+            for relay in [*relays.values(), direct]:
+                relay.close()
+            for name in relays:
+                site.signalling.relays.pop(name, None)
+        rows = [
+            {"path": "direct" if who == direct_name else "sfu", **row}
+            for who, row in measured.items()
+        ]
+        legs[leg] = with_ratios(rows)
+    return emit({"phase": "mobile", **legs})
 
 
 @contextmanager
@@ -578,6 +671,14 @@ def targets(figures: dict[str, dict[str, Any]]) -> dict[str, Any]:
             check(
                 f"concealed_per_loss_{row['loss_set']:.2f}", row["ratio"], CONCEALED_PER_LOSS, True
             )
+    for leg in ("uplink", "downlink"):
+        for row in figures["mobile"][leg]:
+            if row["path"] == "sfu" and row["loss_set"] in MOBILE_RATIO:
+                kind = "burst" if row["burst"] else "random"
+                name = f"mobile_{leg}_{kind}_{row['loss_set']:.2f}"
+                ratio = row["ratio_beyond_lossless"]
+                if ratio is not None:
+                    check(name, ratio, MOBILE_RATIO[row["loss_set"]], True)
     back = figures["freeze"]["back_s"]
     check("back_after_freeze_s", WAIT_S if back is None else back, BACK_WITHIN_S, True)
     tables = figures["browsers"]["full_tables_per_core"]
@@ -590,14 +691,14 @@ def targets(figures: dict[str, dict[str, Any]]) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    """All five measurements; the aiortc one first (Playwright's sync API holds an
+    """All six measurements; the aiortc one first (Playwright's sync API holds an
     asyncio loop while it lives)."""
     figures = {"aiortc": aiortc_figure(args.pages, args.seconds)}
     relays = {name: LossyRelay(loss, seed=14 + i) for i, (name, loss) in enumerate(LOSSES.items())}
     direct = LossyRelay(DIRECT_LOSS, seed=13)
+    # The short drop of --quick is the freeze phase's (its own server): the other phases keep
+    # aioice's ~30 s, so that a loaded machine's late consent checks drop no page.
     config: dict[str, Any] = {"VOICE_ADDRESSES": ["127.0.0.1"]}
-    if args.drop_after:
-        config["VOICE_DROP_AFTER"] = args.drop_after
 
     def signalling(hub: Any) -> RelayedSignalling:
         made = RelayedSignalling(hub, relays=relays)
@@ -618,6 +719,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 figures["browsers"] = browsers_figure(site, TALKERS[: args.pages], args.seconds)
                 figures["delay"] = delay_figure(site, args.seconds)
                 figures["loss"] = loss_figure(site, relays, direct, args.loss_seconds)
+                figures["mobile"] = mobile_figure(site, args.loss_seconds, args.quick)
                 figures["freeze"] = freeze_figure(playwright, instance, args)
             finally:
                 browser.close()
@@ -637,7 +739,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--freeze", type=float, default=40.0, help="seconds a browser is frozen")
     parser.add_argument(
-        "--drop-after", type=float, default=None, help="the SFU's VOICE_DROP_AFTER (default ~30)"
+        "--drop-after",
+        type=float,
+        default=None,
+        help="the freeze phase's VOICE_DROP_AFTER (default ~30)",
     )
     parser.add_argument(
         "--quick",

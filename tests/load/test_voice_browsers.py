@@ -62,7 +62,7 @@ def test_the_quick_browser_benchmark_reports_every_figure_and_the_stable_targets
     tmp_path: Path,
 ) -> None:
     report = run_quick(tmp_path / "bench.log")
-    assert set(report) == {"aiortc", "browsers", "delay", "loss", "freeze", "summary"}
+    assert set(report) == {"aiortc", "browsers", "delay", "loss", "mobile", "freeze", "summary"}
 
     # SFU CPU per forwarded packet, beside the aiortc clients', and the tables per core
     aiortc, browsers = report["aiortc"], report["browsers"]
@@ -90,12 +90,24 @@ def test_the_quick_browser_benchmark_reports_every_figure_and_the_stable_targets
     assert set(rows) == {("sfu", 0.0), ("sfu", 0.02), ("sfu", 0.05), ("sfu", 0.1), ("direct", 0.02)}
     lossless = rows["sfu", 0.0]
     assert lossless["applied"] == 0 and lossless["ratio"] is None  # the relay's own cost
-    for key, row in rows.items():  # the gaps reach the listener as gaps
+    for key, row in rows.items():
         if key != ("sfu", 0.0):
-            assert row["applied"] > 0 and row["packets_lost"] > 0
+            assert row["applied"] > 0
+    # the direct connection has neither RED nor NACK: its gaps reach the listener as gaps
+    assert rows["direct", 0.02]["packets_lost"] > 0
     ten = rows["sfu", 0.1]
     assert 0.07 < ten["applied"] < 0.14
     assert ten["concealed"] <= 1.5 * ten["applied"]
+
+    # phones (the quick run: each leg's lossless row and 10 % independent loss): the SFU's
+    # rows (RED and NACK) conceal less than a direct connection at the same loss, same run
+    for leg in ("uplink", "downlink"):
+        legs = {(r["path"], r["loss_set"], r["burst"]): r for r in report["mobile"][leg]}
+        assert set(legs) == {("sfu", 0.0, 0.0), ("sfu", 0.1, 0.0), ("direct", 0.1, 0.0)}, leg
+        same, direct = legs[("sfu", 0.1, 0.0)], legs[("direct", 0.1, 0.0)]
+        assert same["applied"] > 0 and direct["applied"] > 0
+        assert same["concealed"] < direct["concealed"], (leg, same, direct)
+        assert f"mobile_{leg}_random_0.10" in summary
 
     # a frozen browser is dropped, reconnects by itself and is heard again within 10 s
     freeze = report["freeze"]

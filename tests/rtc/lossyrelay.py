@@ -4,7 +4,9 @@ The browser is told (in the SFU's answer) that the SFU is at `browser_side`, the
 told (in the browser's offer) that the browser is at `sfu_side`; every datagram of the
 connection passes here, and a given share of the browser's RTP packets (its uplink
 audio) is dropped — or, with `downlink=True`, of the SFU's RTP packets to the browser —
-with a seeded random generator so that runs are alike.
+with a seeded random generator so that runs are alike: each packet alike (independent), or
+in bursts (`burst`: the mean burst length in packets, a Gilbert–Elliott chain whose bad
+state drops everything, with the same average loss) as mobile networks lose them.
 """
 
 from __future__ import annotations
@@ -41,9 +43,13 @@ class LossyRelay:
     """Relays one browser ↔ SFU connection, dropping `loss` of the browser's RTP (or of the
     RTP it receives, `downlink`)."""
 
-    def __init__(self, loss: float, seed: int = 14, *, downlink: bool = False) -> None:
+    def __init__(
+        self, loss: float, seed: int = 14, *, downlink: bool = False, burst: float = 0.0
+    ) -> None:
         self.loss = loss
         self.downlink = downlink
+        self.burst = burst
+        self._in_burst = False
         self._random = random.Random(seed)
         self.rtp_relayed = 0
         self.rtp_dropped = 0
@@ -102,11 +108,23 @@ class LossyRelay:
         """Is this datagram one of the RTP packets lost (counted either way)?"""
         if not is_rtp(data):
             return False
-        if self._random.random() < self.loss:
+        if self._lost():
             self.rtp_dropped += 1
             return True
         self.rtp_relayed += 1
         return False
+
+    def _lost(self) -> bool:
+        """One packet's fate: independent, or the bursts' two-state chain (good → bad with
+        p = loss / (burst·(1 − loss)), bad → good with 1 / burst: `loss` of the packets on
+        average, in runs of `burst` on average)."""
+        if self.burst <= 1 or not 0 < self.loss < 1:
+            return self._random.random() < self.loss
+        if self._in_burst:
+            self._in_burst = self._random.random() >= 1 / self.burst
+        else:
+            self._in_burst = self._random.random() < self.loss / (self.burst * (1 - self.loss))
+        return self._in_burst
 
     @property
     def dropped_share(self) -> float:
