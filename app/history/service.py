@@ -55,6 +55,7 @@ class Row(NamedTuple):
     status: str
     net: int
     revealed: bool  # its shuffle's seeds are shown (`seeds_shown`)
+    checkable: bool  # dealt with the players' seeds (`fair_of`): the page can check it
 
 
 def _mine(user_id: int) -> Any:
@@ -88,10 +89,15 @@ def my_hands(s: Session, user: User, page: int = 1, per_page: int = PAGE) -> tup
     ).all()
     # Not typed (next line): sqlmodel types the joined row's id as optional; a stored row has one.
     out = [
-        Row(h.id, h.started, name, variant, h.status, net, h.seeds_revealed or closed)  # type: ignore[arg-type]
+        Row(h.id, h.started, name, variant, h.status, net, h.seeds_revealed or closed, _fair(h))  # type: ignore[arg-type]
         for h, name, variant, net, closed in rows
     ]
     return out[:per_page], len(out) > per_page
+
+
+def _fair(hand: HandRecord) -> bool:
+    doc = hand.hand_file or {}
+    return "seeds" in doc and "commit" in (doc.get("deals") or [{}])[0]
 
 
 def players(doc: dict[str, Any]) -> list[str]:

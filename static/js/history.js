@@ -1,8 +1,9 @@
 // The replay page (/hands/<id>): forward and back through the hand as this player saw it,
 // step by step (the server's per-step `view`, app/history/service.py), and the shuffle
-// checked in the browser (fair.js): a quiet ✓ or a loud alarm.
+// checked in the browser (fair.js) once its seeds are revealed, with what this browser kept
+// of the hand: pending until then, then a quiet ✓ or a loud alarm.
 
-import { available, checkHand, seenInSteps } from "./fair.js";
+import { available, checkCopy, handRecord, keepChecked } from "./fair.js";
 import { translator } from "./i18n.js";
 import { actionLabel } from "./render.js";
 import { loadSettings } from "./settings.js";
@@ -64,13 +65,18 @@ async function check() {
   if (!data.fair) {
     mark.className = "fair-mark unchecked";
     mark.dataset.i18n = "fair.legacy";
+  } else if (data.fair.pending) {
+    mark.className = "fair-mark pending";
+    mark.dataset.i18n = "fair.pending";
   } else if (!available()) {
     mark.className = "fair-mark unchecked";
     mark.dataset.i18n = "fair.unchecked";
   } else {
-    const result = await checkHand(data.fair, seenInSteps(steps, data.fair.deals));
+    const copy = await (await fetch(`/hands/${data.hand}.json`, { credentials: "same-origin" })).json();
+    const result = await checkCopy(copy, handRecord(data.hand));
+    keepChecked(data.hand, result.ok ? "verified" : "failed");
     mark.className = `fair-mark ${result.ok ? "ok" : "alarm"}`;
-    mark.dataset.i18n = result.ok ? "fair.ok" : "fair.alarm";
+    mark.dataset.i18n = result.ok ? (result.own ? "fair.ok" : "fair.ok_no_record") : "fair.alarm";
     mark.dataset.i18nArgs = JSON.stringify({ why: result.ok ? "" : t(result.reason, result.params) });
     if (!result.ok) mark.setAttribute("role", "alert");
   }

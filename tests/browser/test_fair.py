@@ -5,6 +5,7 @@ as app/engine/fairness.py; a player plays a hand, sees the quiet ✓ at the tabl
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -118,9 +119,23 @@ def _tamper_seed(server: Server, hand_id: int, server_seed: bool = False) -> Non
         db.dispose()
 
 
-def test_a_hand_checked_at_the_table_and_in_my_hands(
+def _leave(p: Any) -> None:
+    """«Выйти»: he stands up and goes back to the lobby."""
+    p.page.click("#leave")
+    p.page.wait_for_url(re.compile(r"/$"))
+
+
+def _status(p: Any, hand_id: int) -> Any:
+    p.page.goto(p.base + "/hands")
+    return p.page.locator(f'#my-hands .hand-row[data-hand="{hand_id}"] .fair-status')
+
+
+def test_a_hand_is_pending_while_the_table_plays_and_checked_once_everyone_left(
     crowd: Crowd, web: Server, artifacts: Path
 ) -> None:
+    """No seed comes while the players sit together (they would show the folded cards,
+    C-6.2): the table says the check comes after the game and never shows a ✓ it has not
+    earned; once both left, «Мои раздачи» checks the hand with what the browser kept."""
     ivan, yozh = crowd.add(PHONE, "Иван"), crowd.add(DESKTOP, "Ёж")
     table = Table([ivan, yozh], ivan.new_table("Честный " + ivan.name, "classic", 2))
     table.seat_everyone()
@@ -129,24 +144,32 @@ def test_a_hand_checked_at_the_table_and_in_my_hands(
     table.over()
     for p in (ivan, yozh):
         mark = p.page.locator("#fair-mark")
-        expect(mark).to_have_class("fair-mark ok")
-        expect(mark).to_have_text("✓ Тасовка проверена")
-    ivan.shot(artifacts, "fair-table-ok")
+        expect(mark).to_have_class("fair-mark pending")
+        expect(mark).to_have_text("⏳ Проверка тасовки — после игры")
+        assert "✓" not in (mark.text_content() or "")
+    ivan.shot(artifacts, "fair-table-pending")
+    stored = _stored(web)
     # Both pages gave their own seeds with «Готов»: none had to be drawn by the server.
-    assert [s.get("drawn", False) for s in _stored(web)["seeds"]] == [False, False]
+    assert [s["kind"] for s in stored["seeds"]] == ["person", "person"]
+    kept = ivan.page.evaluate(
+        "([t, c]) => JSON.parse(localStorage.getItem(`svara.fair.seed.${t}.${c}`))",
+        [table.id, stored["deals"][0]["commit"]],
+    )
+    assert kept == next(s["seed"] for s in stored["seeds"] if s["name"] == ivan.name)
 
-    # «Мои раздачи» from the table's history panel: the hand, newest first.
+    # «Мои раздачи» from the table's history panel: the hand, pending.
     page = ivan.page
     page.click('[data-panel="history-panel"]')
     page.click("#my-hands-link")
     rows = page.locator("#my-hands .hand-row")
     expect(rows).to_have_count(1)
     hand_id = int(rows.first.get_attribute("data-hand") or 0)
+    expect(rows.first.locator(".fair-status")).to_have_text("⏳ ждёт конца игры")
     rows.first.locator("a").click()
-    expect(page.locator("#fair-mark")).to_have_class("fair-mark ok")
+    expect(page.locator("#fair-mark")).to_have_class("fair-mark pending")
     expect(page.locator("#step-count")).to_have_text(f"Шаг 1 из {_steps(page)}")
     mine = page.locator(f'#step-players tr[data-player="{ivan.name}"] .replay-card[data-card]')
-    expect(mine).to_have_count(3)  # his own cards as dealt
+    expect(mine).to_have_count(3)  # his own cards as dealt, at once
     states = page.locator("#step-players td.state")  # in his words, not the engine's
     expect(states.first).to_have_text("в игре")
     assert not {"active", "folded", "out"} & set(states.all_text_contents())
@@ -160,19 +183,33 @@ def test_a_hand_checked_at_the_table_and_in_my_hands(
     expect(page.locator("#step-forward")).to_be_disabled()
     page.click("#step-back")
     expect(page.locator("#step-forward")).to_be_enabled()
+
+    # Both leave the table: its session is over for this hand, and the seeds come.
+    for p in (ivan, yozh):
+        p.open_table(table.id, watch=False)
+        _leave(p)
+    for p in (ivan, yozh):
+        status = _status(p, hand_id)
+        expect(status).to_have_text("✓ проверена")
+        expect(status).to_have_attribute("data-status", "verified")
+    ivan.shot(artifacts, "fair-hands-verified")
+    page.goto(f"{web.url}/hands/{hand_id}")
+    expect(page.locator("#fair-mark")).to_have_class("fair-mark ok")
+    expect(page.locator("#fair-mark")).to_have_text("✓ Тасовка проверена")
     ivan.shot(artifacts, "fair-replay-ok")
 
-    # A seed that is not the one dealt with: the loud alarm.
+    # A seed that is not the one his page sent (a server that re-rolled his «Готов»): alarm.
     _tamper_seed(web, hand_id)
     page.reload()
     alarm = page.locator("#fair-mark")
     expect(alarm).to_have_class("fair-mark alarm")
-    expect(alarm).to_contain_text("ТАСОВКА НЕ СХОДИТСЯ")
+    expect(alarm).to_contain_text("ваше зерно не учтено")
     expect(alarm).to_have_attribute("role", "alert")
     ivan.shot(artifacts, "fair-replay-alarm")
+    expect(_status(ivan, hand_id)).to_have_text("⚠ не сходится")
     # Another server seed: it does not open the commitment shown before the deal.
     _tamper_seed(web, hand_id, server_seed=True)
-    page.reload()
+    page.goto(f"{web.url}/hands/{hand_id}")
     expect(alarm).to_have_class("fair-mark alarm")
     expect(alarm).to_contain_text("зерно сервера не открывает обещание")
     assert ivan.errors == [] and yozh.errors == []

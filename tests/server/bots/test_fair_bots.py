@@ -47,7 +47,9 @@ def test_a_practice_bots_seed_is_bound_and_a_forged_one_fails(server: Server) ->
             person.until(lambda s, v=version: s["version"] > v)
         else:
             person.until(
-                lambda s: s["phase"] != "playing" or s["hand"]["id"] != hand_id or s["hand"]["legal"]
+                lambda s: (
+                    s["phase"] != "playing" or s["hand"]["id"] != hand_id or s["hand"]["legal"]
+                )
             )
     doc = next(h.hand_file for h in hands(server, person.table) if h.id == hand_id)
     server_seed = doc["deals"][0]["seed"]
