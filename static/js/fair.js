@@ -146,6 +146,8 @@ export function keepChecked(id, status) {
 // --- the check -----------------------------------------------------------------------------
 
 const fail = (reason, params) => ({ ok: false, reason, params });
+// Who gave each seed (the hand file's `seeds[].kind`): a person's page, a bot, a silent page.
+const KINDS = ["person", "bot", "silent"];
 
 /** The check of a player's copy of a hand (GET /hands/<id>.json, the file `svara verify`
  * reads) once its seeds are revealed, with this browser's `record` of the hand (or null:
@@ -158,6 +160,7 @@ export async function checkCopy(copy, record = null) {
   const S = first.seed;
   if (!S || deals.some((d) => d.seed !== S || d.commit !== first.commit)) return fail("fair.bad_commit");
   if (await commitment(S) !== first.commit) return fail("fair.bad_commit");
+  if (!seedsOf.length || seedsOf.some((x) => !KINDS.includes(x.kind))) return fail("fair.no_kinds");
   if (record && record.commit && record.commit !== first.commit) return fail("fair.other_commit");
   if (record && record.seed) {
     const own = seedsOf.find((x) => x.name === record.name);
@@ -171,7 +174,6 @@ export async function checkCopy(copy, record = null) {
     if (bot && bot.kind !== "bot") return fail("fair.bot_not_bot", { player: name });
   }
   for (const x of seedsOf) {
-    if (!["person", "bot", "silent"].includes(x.kind)) return fail("fair.no_kinds");
     if (x.kind === "person" ? x.drawn : x.seed !== await drawnSeed(S, x.name)) {
       return fail("fair.bad_drawn", { player: x.name });
     }

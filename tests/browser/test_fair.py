@@ -4,6 +4,7 @@ as app/engine/fairness.py; a player plays a hand, sees the quiet ✓ at the tabl
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 from pathlib import Path
@@ -12,8 +13,11 @@ from typing import Any
 from playwright.sync_api import Browser, expect
 from sqlmodel import col, select
 
+from app.engine import handfile
+from app.engine.fairness import Mine, check_document
 from app.history import service as history
 from app.models import Database, HandRecord
+from tests.engine.fairplay import play_fair
 from tests.server.conftest import Server
 
 from .conftest import DESKTOP, PHONE, Crowd, Table
@@ -217,3 +221,95 @@ def test_a_hand_is_pending_while_the_table_plays_and_checked_once_everyone_left(
 
 def _steps(page: Any) -> int:
     return len(json.loads(page.locator("#replay").get_attribute("data-replay") or "{}")["steps"])
+
+
+def _cases() -> list[dict[str, Any]]:
+    """A genuine hand file and its forgeries, each with the page's record of the hand and
+    what `svara verify` says given the same record (app/engine/fairness.py)."""
+    hand, actions = play_fair("classic", 5)
+    doc = json.loads(json.dumps(handfile.record(hand, actions)))
+    me, bot = doc["seeds"][0], doc["seeds"][-1]
+    assert bot["kind"] == "bot"
+    record = {
+        "name": me["name"],
+        "seed": me["seed"],
+        "commit": doc["deals"][0]["commit"],
+        "dealer": doc["dealer"],
+        "bots": [bot["name"]],
+        "seen": [],
+    }
+    cases = []
+
+    def case(name: str, reason: str | None, file: Any = None, **rec: Any) -> None:
+        forged = copy.deepcopy(doc)
+        if file:
+            file(forged)
+        cases.append({"name": name, "doc": forged, "record": {**record, **rec}, "want": reason})
+
+    def forge_bot(d: dict[str, Any], kind: str = "bot") -> None:
+        d["seeds"][-1].update(seed="0b" * 32, kind=kind)
+        d["seeds"][-1].pop("drawn")
+
+    def no_kinds(d: dict[str, Any]) -> None:
+        for s in d["seeds"]:
+            s.pop("kind")
+
+    case("genuine", None)
+    case("a bot's seed chosen, unmarked", "fair.bad_drawn", forge_bot)
+    case(
+        "a bot's seed passed off as a person's",
+        "fair.bot_not_bot",
+        lambda d: forge_bot(d, "person"),
+    )
+    case("no kinds", "fair.no_kinds", no_kinds)
+    case(
+        "a person's seed marked drawn", "fair.bad_drawn", lambda d: d["seeds"][1].update(drawn=True)
+    )
+    case("another dealer than shown", "fair.other_dealer", dealer=doc["seeds"][2]["name"])
+    case("another commitment than shown", "fair.other_commit", commit="e" * 64)
+    case("a re-rolled «Готов»", "fair.not_my_seed", seed="5a" * 32)
+    return cases
+
+
+def test_the_page_fails_every_seed_that_is_not_bound(web: Server, chromium: Browser) -> None:
+    """fair.js `checkCopy` against forged files: a bot's seed chosen by the server, a bot
+    passed off as a person, seeds without kinds, another dealer, another commitment, a
+    re-rolled seed; `svara verify` fails the same files (but the dealer, which only the
+    page was shown)."""
+    cases = _cases()
+    page = chromium.new_page()
+    try:
+        page.goto(web.url + "/login")
+        got = page.evaluate(
+            """async (cases) => {
+                 const { checkCopy } = await import("/static/js/fair.js");
+                 const out = [];
+                 for (const c of cases) {
+                   const r = await checkCopy(c.doc, c.record);
+                   out.push(r.ok ? null : r.reason);
+                 }
+                 return out;
+               }""",
+            cases,
+        )
+        alarm = page.evaluate(
+            """async () => {
+                 const { TableCheck } = await import("/static/js/fair.js");
+                 const msg = { table: 7, phase: "playing", seats: [],
+                   fair: { next: "ab".repeat(32), hand: 9, checkable: false, deals: [["Иван"]] },
+                   hand: { id: 9, phase: "betting", players: [] } };
+                 return await new TableCheck().observe(msg, "Иван");
+               }"""
+        )
+    finally:
+        page.close()
+    assert dict(zip([c["name"] for c in cases], got, strict=True)) == {
+        c["name"]: c["want"] for c in cases
+    }
+    assert alarm == {"ok": False, "reason": "fair.not_checkable", "params": None}
+    for c in cases:
+        rec = c["record"]
+        verdict = check_document(
+            c["doc"], mine=Mine(rec["seed"], rec["commit"], rec["name"]), bots=rec["bots"]
+        )
+        assert bool(verdict.problems) == (c["want"] not in (None, "fair.other_dealer")), c["name"]
