@@ -291,7 +291,8 @@ def check_document(
         mine = read_mine(doc.get("mine"))
     raw_deals = doc.get("deals")
     _need(isinstance(raw_deals, list) and bool(raw_deals), '"deals" must list at least one deal')
-    problems, unproven = [], []
+    problems: list[str] = []
+    unproven: list[str] = []
     kinds = {s.name: s.kind or ("drawn" if s.drawn else "?") for s in seeds or ()}
     if seeds is None or any(s.kind is None for s in seeds):
         old = LEGACY_SHUFFLE if seeds is None else LEGACY_KINDS
@@ -303,7 +304,7 @@ def check_document(
     for name in bots:
         if kinds.get(name, BOT) != BOT:
             problems.append(f"{name} is a bot, but the file gives {name}'s seed as {kinds[name]}")
-    commits = set()
+    commits: set[str | None] = set()
     for d, raw in enumerate(raw_deals):
         _need(isinstance(raw, dict), f"deals[{d}] must be an object")
         raw = dict(raw)

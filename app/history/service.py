@@ -79,7 +79,7 @@ def my_hands(s: Session, user: User, page: int = 1, per_page: int = PAGE) -> tup
     assert user.id is not None
     mine = _mine(user.id)
     rows = s.exec(
-        select(HandRecord, Table.name, Table.variant, mine.c.net, Table.closed)
+        select(HandRecord, Table, mine.c.net)
         .join(mine, mine.c.hand_id == col(HandRecord.id))
         .join(Table, col(Table.id) == HandRecord.table_id)
         .where(col(HandRecord.status).in_(ENDED))
@@ -87,15 +87,16 @@ def my_hands(s: Session, user: User, page: int = 1, per_page: int = PAGE) -> tup
         .offset((page - 1) * per_page)
         .limit(per_page + 1)
     ).all()
-    # Not typed (next line): sqlmodel types the joined row's id as optional; a stored row has one.
-    out = [
-        Row(h.id, h.started, name, variant, h.status, net, h.seeds_revealed or closed, _fair(h))  # type: ignore[arg-type]
-        for h, name, variant, net, closed in rows
-    ]
+    out = []
+    for h, t, net in rows:
+        assert h.id is not None  # sqlmodel types a row's id as optional; a stored row has one
+        shown = h.seeds_revealed or t.closed
+        out.append(Row(h.id, h.started, t.name, t.variant, h.status, net, shown, _fair(h)))
     return out[:per_page], len(out) > per_page
 
 
 def _fair(hand: HandRecord) -> bool:
+    """Dealt with the players' seeds and a commitment: the page can check it."""
     doc = hand.hand_file or {}
     return "seeds" in doc and "commit" in (doc.get("deals") or [{}])[0]
 
