@@ -83,6 +83,21 @@ async function check() {
   mark.textContent = t(mark.dataset.i18n, JSON.parse(mark.dataset.i18nArgs || "{}"));
 }
 
+/** «Файл раздачи (JSON)» with what this browser kept (`mine`: its seed and the commitment
+ * it was shown), so that `svara verify` proves offline what this page proves. */
+document.getElementById("download-json").addEventListener("click", async (e) => {
+  const record = handRecord(data.hand);
+  if (!record?.seed || !record.commit) return; // nothing kept here: the server's copy as it is
+  e.preventDefault();
+  const copy = await (await fetch(e.currentTarget.href, { credentials: "same-origin" })).json();
+  copy.mine = { name: record.name, seed: record.seed, commit: record.commit };
+  const link = document.createElement("a");
+  link.href = URL.createObjectURL(new Blob([JSON.stringify(copy)], { type: "application/json" }));
+  link.download = `hand-${data.hand}.json`;
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(link.href), 60_000); // the download has read it by then
+});
+
 document.getElementById("step-back").addEventListener("click", () => { if (at > 0) { at -= 1; draw(); } });
 document.getElementById("step-forward").addEventListener("click", () => { if (at < steps.length - 1) { at += 1; draw(); } });
 document.addEventListener("keydown", (e) => {

@@ -201,6 +201,20 @@ def test_a_hand_is_pending_while_the_table_plays_and_checked_once_everyone_left(
     expect(page.locator("#fair-mark")).to_have_class("fair-mark ok")
     expect(page.locator("#fair-mark")).to_have_text("✓ Тасовка проверена")
     ivan.shot(artifacts, "fair-replay-ok")
+    # His copy carries what his browser kept: `svara verify` proves offline what the page did.
+    with page.expect_download() as download:
+        page.click("#download-json")
+    mine = json.loads(Path(download.value.path()).read_text())
+    assert mine["mine"] == {
+        "name": ivan.name,
+        "seed": kept,
+        "commit": stored["deals"][0]["commit"],
+    }
+    assert check_document(mine) == (
+        [],
+        [],
+        {ivan.name: "person", yozh.name: "person"},
+    )
 
     # A seed that is not the one his page sent (a server that re-rolled his «Готов»): alarm.
     _tamper_seed(web, hand_id)
