@@ -123,6 +123,15 @@ def _tamper_seed(server: Server, hand_id: int, server_seed: bool = False) -> Non
         db.dispose()
 
 
+def _shots(phone: Any, desktop: Any, artifacts: Path, name: str) -> None:
+    """The page at 360×740 and 390×844 (the phone turned to a larger one) and 1280×800."""
+    phone.shot(artifacts, name)
+    phone.page.set_viewport_size({"width": 390, "height": 844})
+    phone.shot(artifacts, name)
+    phone.page.set_viewport_size(PHONE)
+    desktop.shot(artifacts, name)
+
+
 def _leave(p: Any) -> None:
     """«Выйти»: he stands up and goes back to the lobby."""
     p.page.click("#leave")
@@ -149,9 +158,9 @@ def test_a_hand_is_pending_while_the_table_plays_and_checked_once_everyone_left(
     for p in (ivan, yozh):
         mark = p.page.locator("#fair-mark")
         expect(mark).to_have_class("fair-mark pending")
-        expect(mark).to_have_text("⏳ Проверка тасовки — после игры")
+        expect(mark).to_have_text("⏳ Тасовка: после игры")
         assert "✓" not in (mark.text_content() or "")
-    ivan.shot(artifacts, "fair-table-pending")
+    _shots(ivan, yozh, artifacts, "fair-table-pending")
     stored = _stored(web)
     # Both pages gave their own seeds with «Готов»: none had to be drawn by the server.
     assert [s["kind"] for s in stored["seeds"]] == ["person", "person"]
@@ -196,7 +205,7 @@ def test_a_hand_is_pending_while_the_table_plays_and_checked_once_everyone_left(
         status = _status(p, hand_id)
         expect(status).to_have_text("✓ проверена")
         expect(status).to_have_attribute("data-status", "verified")
-    ivan.shot(artifacts, "fair-hands-verified")
+    _shots(ivan, yozh, artifacts, "fair-hands-verified")
     page.goto(f"{web.url}/hands/{hand_id}")
     expect(page.locator("#fair-mark")).to_have_class("fair-mark ok")
     expect(page.locator("#fair-mark")).to_have_text("✓ Тасовка проверена")
