@@ -224,19 +224,6 @@ export function addSeen(perDeal, deal, view, dealt, fresh) {
   return perDeal;
 }
 
-/** Per deal, what a replay's steps ({deal, view}, app/history/service.py) showed; `deals`
- * are the deals' players (the `fair` object's `deals`). */
-export function seenInSteps(steps, deals) {
-  const seen = [];
-  let known = 0; // the events of the steps before: a step's own are the rest
-  for (const step of steps) {
-    const events = step.view.events || [];
-    addSeen(seen, step.deal, step.view, deals[step.deal], events.slice(known));
-    known = events.length;
-  }
-  return seen;
-}
-
 /** The table page's side: the seed sent with «Готов» (one per commitment, kept), and per
  * hand this browser's record — the commitment it had been shown, the dealer and the bots it
  * was shown before the hand, every card it was shown — for «Мои раздачи» to check once the

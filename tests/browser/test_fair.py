@@ -82,8 +82,19 @@ def test_the_browser_sees_the_deals_as_the_server_does(web: Server, chromium: Br
         page.goto(web.url + "/login")
         got = page.evaluate(
             """async (cases) => {
-                 const { seenInSteps } = await import("/static/js/fair.js");
-                 return cases.map((c) => seenInSteps(c.steps, c.deals).map((d) => d || {}));
+                 const { addSeen } = await import("/static/js/fair.js");
+                 // As the table page sees a hand: one view after another, each with the
+                 // events new in it (what a replay's steps are too).
+                 return cases.map((c) => {
+                   const seen = [];
+                   let known = 0;
+                   for (const step of c.steps) {
+                     const events = step.view.events || [];
+                     addSeen(seen, step.deal, step.view, c.deals[step.deal], events.slice(known));
+                     known = events.length;
+                   }
+                   return seen.map((d) => d || {});
+                 });
                }""",
             cases,
         )

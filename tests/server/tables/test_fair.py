@@ -11,11 +11,14 @@ from typing import Any
 import pytest
 from sqlmodel import select
 
-from app.engine import handfile
+from app.engine import games, handfile
 from app.engine.fairness import Mine, check_document, drawn_seed, fair_order
+from app.engine.hand import Seat, shuffled_deals
 from app.engine.scoring import SCORERS
+from app.engine.variants import PRESETS
 from app.history import service as history
 from app.models import HandRecord, User
+from app.tables.fair import fair_view
 from tests.faults.test_database import locked
 
 from ..conftest import Browser, Server, start_server, stopped, unique_name
@@ -361,3 +364,17 @@ def test_a_refused_ready_cannot_change_the_deck(tmp_path: Path) -> None:
         assert [s["seed"] for s in doc["seeds"]] == [SEEDS[0], SEEDS[1]]
         for p in (first, last):
             p.close()
+
+
+def test_a_hand_the_page_cannot_check_is_said_so() -> None:
+    """A hand dealt by the older single-seed shuffle (resumed from an older file, C-8.5):
+    the table names it and says it cannot be checked (the page raises the alarm) rather than
+    sending `hand: null` as if there were no hand."""
+    deck = SCORERS["classic"].deck
+    hand = games.hand_class("classic")(
+        PRESETS["classic"], [Seat("Иван", 100), Seat("Ёж", 100)], "Иван", shuffled_deals(deck)
+    )
+    fair = fair_view("ab" * 32, hand, 41)
+    assert fair["hand"] == 41 and fair["checkable"] is False
+    assert fair["commit"] == hand.deals[0].commit and fair["dealer"] == "Иван"
+    assert "seed" not in fair and "seeds" not in fair
