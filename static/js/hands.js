@@ -22,6 +22,8 @@ async function status(cell) {
   const copy = await (await fetch(`/hands/${id}.json`, { credentials: "same-origin" })).json();
   const result = await checkCopy(copy, handRecord(id));
   keepChecked(id, result.ok ? "verified" : "failed");
+  // Checked against the server's file alone (this browser kept no record of the hand).
+  if (result.ok && !result.own) return "unrecorded";
   return result.ok ? "verified" : "failed";
 }
 

@@ -217,6 +217,9 @@ def test_a_hand_is_pending_while_the_table_plays_and_checked_once_everyone_left(
         expect(status).to_have_text("✓ проверена")
         expect(status).to_have_attribute("data-status", "verified")
     _shots(ivan, yozh, artifacts, "fair-hands-verified")
+    # Another browser (nothing kept): it checks the server's file and says so, not ✓ alone.
+    yozh.page.evaluate("() => localStorage.clear()")
+    expect(_status(yozh, hand_id)).to_have_text("✓ по файлу (без записи браузера)")
     page.goto(f"{web.url}/hands/{hand_id}")
     expect(page.locator("#fair-mark")).to_have_class("fair-mark ok")
     expect(page.locator("#fair-mark")).to_have_text("✓ Тасовка проверена")
