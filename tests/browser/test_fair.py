@@ -161,18 +161,31 @@ def test_a_hand_is_pending_while_the_table_plays_and_checked_once_everyone_left(
     C-6.2): the table says the check comes after the game and never shows a ✓ it has not
     earned; once both left, «Мои раздачи» checks the hand with what the browser kept."""
     ivan, yozh = crowd.add(PHONE, "Иван"), crowd.add(DESKTOP, "Ёж")
+    heard: dict[str, list[Any]] = {ivan.name: [], yozh.name: []}
+    for p in (ivan, yozh):
+        p.page.on(
+            "websocket",
+            lambda ws, got=heard[p.name]: ws.on("framereceived", lambda f: got.append(f)),
+        )
     table = Table([ivan, yozh], ivan.new_table("Честный " + ivan.name, "classic", 2))
     table.seat_everyone()
     table.start()
     table.play_until("Готов", FINISH)
     table.over()
+    stored = _stored(web)
+    for p, other in ((ivan, yozh), (yozh, ivan)):
+        # Nothing his page received lets him compute the other's cards: no server seed, no
+        # seed of the other page (the frames his socket got while they sat together).
+        frames = "".join(f if isinstance(f, str) else f.decode("latin-1") for f in heard[p.name])
+        assert len(frames) > 1000
+        other_seed = next(s["seed"] for s in stored["seeds"] if s["name"] == other.name)
+        assert stored["deals"][0]["seed"] not in frames and other_seed not in frames
     for p in (ivan, yozh):
         mark = p.page.locator("#fair-mark")
         expect(mark).to_have_class("fair-mark pending")
         expect(mark).to_have_text("⏳ Тасовка: после игры")
         assert "✓" not in (mark.text_content() or "")
     _shots(ivan, yozh, artifacts, "fair-table-pending")
-    stored = _stored(web)
     # Both pages gave their own seeds with «Готов»: none had to be drawn by the server.
     assert [s["kind"] for s in stored["seeds"]] == ["person", "person"]
     kept = ivan.page.evaluate(
