@@ -27,13 +27,13 @@ def test_a_looks_hands_go_only_to_its_two_players() -> None:
     doc = _doc()
     # vera looked at boris (C-4.11): each saw the other's hand; anna never saw boris's.
     vera, anna = (
-        _cards(players_copy(doc, "vera", "finished")),
-        _cards(players_copy(doc, "anna", "finished")),
+        _cards(players_copy(doc, "vera", "finished", True)),
+        _cards(players_copy(doc, "anna", "finished", True)),
     )
     assert vera["boris"] == ["7♠", "8♦", "9♣"] and vera["vera"] == ["10♠", "J♠", "Q♦"]
     assert "boris" not in anna and anna["anna"] == ["A♥", "K♥", "Q♥"]
     # The dealing order is the stored deal's (handfile.record writes the deal in that order).
-    assert players_copy(doc, "anna", "finished")["deals"][0]["order"] == list(doc["deals"][0])
+    assert players_copy(doc, "anna", "finished", True)["deals"][0]["order"] == list(doc["deals"][0])
     # The steps: as dealt, then one per action; nobody's view has another's hidden cards.
     seen = steps(doc, "anna")
     assert len(seen) == len(doc["actions"]) + 1 and seen[0].action is None
@@ -48,10 +48,10 @@ def test_an_older_file_has_no_browser_check_but_its_copy_still_verifies() -> Non
     """A hand without the players' seeds (or without any commitment) is not checked by the
     page (fair_of is None); a player's copy of it is still a file `svara verify` reads."""
     doc = _doc()
-    assert fair_of(doc, "finished") is None
-    copy = players_copy(doc, "vera", "finished")
-    assert check_document(copy) == ["deal 0 has no shuffle commitment"]
-    assert players_copy(doc, None, "finished") is doc  # an administrator: the stored file
+    assert fair_of(doc, "finished", True) is None
+    copy = players_copy(doc, "vera", "finished", True)
+    assert check_document(copy, legacy=True).problems == ["deal 0 has no shuffle commitment"]
+    assert players_copy(doc, None, "finished", True) is doc  # an administrator: the stored file
 
 
 # The rules' hand files that play to their end (the others state a refused action).
@@ -73,7 +73,7 @@ def test_what_a_player_saw_is_what_was_dealt(path: Path) -> None:
     names, per deal, only that deal's players and only the cards they were dealt."""
     doc = _bare(path)
     for viewer in [p["name"] for p in doc["players"]]:
-        copy = players_copy(doc, viewer, "finished")
+        copy = players_copy(doc, viewer, "finished", True)
         for d, deal in enumerate(copy["deals"]):
             dealt = doc["deals"][d]
             for name, cards in deal.items():

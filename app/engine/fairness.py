@@ -32,7 +32,13 @@ from .variants import VariantError, get_variant
 
 FORMAT = "svara-fair/1"
 SEED = re.compile(r"[0-9a-f]{32,128}")  # 16 to 64 random bytes, lowercase hex
+COMMIT = re.compile(r"[0-9a-f]{64}")
 SEED_BYTES = 32
+# Who gave a participant's seed (the hand file's `seeds[].kind`, docs/fairness.md): his page
+# ("person"), or nobody: a bot, or a person whose page sent none ("silent"); those two get
+# the drawn seed, and a check fails a file where theirs is anything else.
+PERSON, BOT, SILENT = "person", "bot", "silent"
+KINDS = (PERSON, BOT, SILENT)
 
 
 class FairnessError(ValueError):
@@ -125,6 +131,19 @@ class FairDeals:
         return Deal(deal_round(order, players), self.server.commit, self.server.seed, self.seeds)
 
 
+def seed_problem(seed: PlayerSeed, server_seed: str) -> str | None:
+    """Why one participant's seed is not bound, or None: a bot's and a silent page's seed
+    must be the drawn one (fixed by the commitment before anyone answered); a person's seed
+    is his page's and is never marked drawn."""
+    derived = seed.kind in (BOT, SILENT) or (seed.kind is None and seed.drawn)
+    if seed.kind == PERSON and seed.drawn:
+        return f"{seed.name}'s seed is marked both his page's and drawn"
+    if derived and seed.seed != drawn_seed(server_seed, seed.name):
+        who = {BOT: "the bot ", SILENT: "the silent page of "}.get(seed.kind or "", "")
+        return f"{who}{seed.name}'s seed is not the one drawn from the server's seed"
+    return None
+
+
 def deal_problem(
     deck: Sequence[Card],
     deal: Deal,
@@ -145,8 +164,9 @@ def deal_problem(
         top = shuffled(deck, deal.seed)
     else:
         for s in deal.seeds:
-            if s.drawn and s.seed != drawn_seed(deal.seed, s.name):
-                return f"deal {index}: {s.name}'s drawn seed is not the server seed's"
+            problem = seed_problem(s, deal.seed)
+            if problem:
+                return f"deal {index}: {problem}"
         top = fair_order(deck, deal.seed, [s.seed for s in deal.seeds], index)
     try:
         expected = deal_round(top, players)
@@ -184,9 +204,10 @@ def read_seeds(raw: Any, names: Sequence[str]) -> tuple[PlayerSeed, ...] | None:
             seed = check_seed(s.get("seed"))
         except FairnessError as e:
             raise FairnessError(f"seeds[{i}]: {e}") from None
-        drawn = s.get("drawn", False)
+        drawn, kind = s.get("drawn", False), s.get("kind")
         _need(isinstance(drawn, bool), f"seeds[{i}].drawn must be true or false")
-        seeds.append(PlayerSeed(s["name"], seed, drawn))
+        _need(kind is None or kind in KINDS, f"seeds[{i}].kind must be one of {', '.join(KINDS)}")
+        seeds.append(PlayerSeed(s["name"], seed, drawn, kind))
     _need(
         [s.name for s in seeds] == list(names),
         '"seeds" must name every player of "players", in the same order',
@@ -194,11 +215,65 @@ def read_seeds(raw: Any, names: Sequence[str]) -> tuple[PlayerSeed, ...] | None:
     return tuple(seeds)
 
 
-def check_document(doc: Any) -> list[str]:
+class Mine(NamedTuple):
+    """What a player's page kept of a hand (docs/fairness.md): the seed it sent and the
+    commitment it was shown when it did; `name` his, when known."""
+
+    seed: str
+    commit: str
+    name: str | None = None
+
+
+class Verdict(NamedTuple):
+    """`check_document`'s answer: the problems (none: the check passed), what it could not
+    prove, and who gave each seed (`seeds[].kind`) so a reader can compare them with the
+    table he sat at."""
+
+    problems: list[str]
+    unproven: list[str]
+    kinds: dict[str, str]
+
+
+LEGACY_SHUFFLE = (
+    "the hand was dealt by the older svara-shuffle/1 (no players' seeds): its deck depends "
+    "on the server's seed alone, so the server could have chosen it"
+)
+LEGACY_KINDS = (
+    "the file does not say who gave each seed: a bot's seed not marked drawn could have "
+    "been chosen by the server after every other seed was given"
+)
+NO_MINE = (
+    "without your own seed and the commitment your page was shown (--seed, --commit) it "
+    "cannot tell a server that replaced both the server seed and the cards"
+)
+
+
+def read_mine(raw: Any) -> Mine | None:
+    """A file's `mine` (added by the player's page to his copy, docs/fairness.md)."""
+    if raw is None:
+        return None
+    _need(isinstance(raw, dict), '"mine" must be an object')
+    _need(
+        isinstance(raw.get("commit"), str) and bool(COMMIT.fullmatch(raw["commit"])),
+        '"mine.commit" must be 64 lowercase hexadecimal digits',
+    )
+    name = raw.get("name")
+    _need(name is None or isinstance(name, str), '"mine.name" must be text')
+    return Mine(check_seed(raw.get("seed")), raw["commit"], name)
+
+
+def check_document(
+    doc: Any, *, legacy: bool = False, mine: Mine | None = None, bots: Sequence[str] = ()
+) -> Verdict:
     """The problems of a hand file's shuffle: every deal's seed must open its commitment and
-    reproduce the cards the file shows. A player's copy (GET /hands/<id>.json) shows only
-    his cards and those shown to him, with each deal's dealing `order`; `null` stands for a
-    card he did not see. FairnessError when the file cannot be read at all."""
+    reproduce the cards the file shows, every bot's and silent page's seed must be the drawn
+    one, and with `mine` (or the file's own `mine`) the hand's commitment must be the one
+    the page was shown and the page's seed among the persons' seeds; `bots` are names the
+    reader knows for bots. A file of the older schemes (no seeds, or seeds without kinds)
+    is a problem unless `legacy`, and then says what it cannot prove. A player's copy (GET
+    /hands/<id>.json) shows only his cards and those shown to him, with each deal's dealing
+    `order`; `null` stands for a card he did not see. FairnessError when the file cannot be
+    read at all."""
     _need(isinstance(doc, dict), "a hand file is a JSON object")
     _need(isinstance(doc.get("rules", {}), dict), '"rules" must be an object')
     try:
@@ -212,9 +287,24 @@ def check_document(doc: Any) -> list[str]:
     _need(all(isinstance(n, str) for n in names), "every player needs a name")
     # Not typed (next line): the check above made every name a str.
     seeds = read_seeds(doc.get("seeds"), names)  # type: ignore[arg-type]
+    if mine is None:
+        mine = read_mine(doc.get("mine"))
     raw_deals = doc.get("deals")
     _need(isinstance(raw_deals, list) and bool(raw_deals), '"deals" must list at least one deal')
-    problems = []
+    problems: list[str] = []
+    unproven: list[str] = []
+    kinds = {s.name: s.kind or ("drawn" if s.drawn else "?") for s in seeds or ()}
+    if seeds is None or any(s.kind is None for s in seeds):
+        old = LEGACY_SHUFFLE if seeds is None else LEGACY_KINDS
+        (unproven if legacy else problems).append(
+            old if legacy else f"{old}; it is checked only with --legacy"
+        )
+        if not legacy:
+            return Verdict(problems, unproven, kinds)
+    for name in bots:
+        if kinds.get(name, BOT) != BOT:
+            problems.append(f"{name} is a bot, but the file gives {name}'s seed as {kinds[name]}")
+    commits: set[str | None] = set()
     for d, raw in enumerate(raw_deals):
         _need(isinstance(raw, dict), f"deals[{d}] must be an object")
         raw = dict(raw)
@@ -235,8 +325,28 @@ def check_document(doc: Any) -> list[str]:
             (commit is None or isinstance(commit, str)) and (seed is None or isinstance(seed, str)),
             f"deals[{d}]: commit and seed are text",
         )
+        commits.add(commit)
         deal = Deal({}, commit, seed, seeds)
         problem = deal_problem(deck, deal, d, order if order is not None else list(seen), seen)
         if problem:
             problems.append(problem)
-    return problems
+    if seeds is not None and len(commits) > 1:
+        problems.append("the deals of one hand carry different commitments")
+    if mine is not None:
+        problems += _mine_problems(mine, commits, seeds or ())
+    else:
+        unproven.append(NO_MINE)
+    return Verdict(problems, unproven, kinds)
+
+
+def _mine_problems(mine: Mine, commits: set[str | None], seeds: Sequence[PlayerSeed]) -> list[str]:
+    """What the page's own record finds wrong: another commitment, its seed left out."""
+    out = []
+    if commits != {mine.commit}:
+        out.append("the hand's commitment is not the one your page was shown")
+    own = [s for s in seeds if s.seed == mine.seed and mine.name in (None, s.name)]
+    if not own:
+        out.append("your seed is not among the participants' seeds")
+    elif all(s.kind != PERSON for s in own):
+        out.append("your seed is not given as your page's")
+    return out

@@ -136,12 +136,14 @@ class Event:
 
 
 class PlayerSeed(NamedTuple):
-    """A participant's contribution to the shuffle (docs/fairness.md): sent by his page, or
-    `drawn` by the server for a bot or a page that sent none."""
+    """A participant's contribution to the shuffle (docs/fairness.md): sent by his page
+    (`kind` "person"), or `drawn` from the server's seed for a "bot" or a page that sent
+    none ("silent"); `kind` None in files written before the kinds were recorded."""
 
     name: str
     seed: str
     drawn: bool = False
+    kind: str | None = None
 
 
 class Deal(NamedTuple):

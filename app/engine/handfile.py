@@ -211,8 +211,11 @@ def replay_summary(hand: Hand) -> dict[str, Any]:
 
 
 def seed_json(seed: PlayerSeed) -> dict[str, Any]:
-    """One entry of a hand file's `seeds` (docs/fairness.md)."""
+    """One entry of a hand file's `seeds` (docs/fairness.md): who gave it (`kind`), and
+    `drawn` for a seed derived from the server's."""
     out: dict[str, Any] = {"name": seed.name, "seed": seed.seed}
+    if seed.kind is not None:
+        out["kind"] = seed.kind
     if seed.drawn:
         out["drawn"] = True
     return out

@@ -56,18 +56,21 @@ def hands() -> Any:
     return render_template("hands.html", rows=rows, page=page, more=more)
 
 
-def _open(hand_id: int) -> tuple[Any, str, str | None]:
+def _open(hand_id: int) -> tuple[Any, str, str | None, bool]:
+    """The hand, its table's name, whose eyes, and whether its seeds are shown (an
+    administrator's always: he reads the stored file anyway)."""
     with get_db().session() as s:
         try:
-            return service.open_hand(s, _user(), hand_id)
+            hand, table, viewer = service.open_hand(s, _user(), hand_id)
         except service.Missing:
             abort(404)
+        return hand, table, viewer, viewer is None or service.seeds_shown(s, hand)
 
 
 @bp.route("/hands/<id:hand_id>")
 @login_required
 def replay(hand_id: int) -> Any:
-    hand, table, viewer = _open(hand_id)
+    hand, table, viewer, revealed = _open(hand_id)
     doc = hand.hand_file
     try:
         steps = [step._asdict() for step in service.steps(doc, viewer)]
@@ -77,7 +80,7 @@ def replay(hand_id: int) -> Any:
         "hand": hand.id,
         "viewer": viewer,
         "steps": steps,
-        "fair": service.fair_of(doc, hand.status),
+        "fair": service.fair_of(doc, hand.status, revealed),
     }
     return render_template("hand.html", hand=hand, table=table, replay=replay)
 
@@ -85,8 +88,8 @@ def replay(hand_id: int) -> Any:
 @bp.route("/hands/<id:hand_id>.json")
 @login_required
 def hand_file(hand_id: int) -> Any:
-    hand, _, viewer = _open(hand_id)
-    response = jsonify(service.players_copy(hand.hand_file, viewer, hand.status))
+    hand, _, viewer, revealed = _open(hand_id)
+    response = jsonify(service.players_copy(hand.hand_file, viewer, hand.status, revealed))
     response.headers["Content-Disposition"] = f'attachment; filename="hand-{hand_id}.json"'
     return response
 
@@ -94,8 +97,8 @@ def hand_file(hand_id: int) -> Any:
 @bp.route("/hands/<id:hand_id>.txt")
 @login_required
 def hand_text(hand_id: int) -> Any:
-    hand, table, viewer = _open(hand_id)
-    text = service.as_text(hand.hand_file, hand, table, viewer)
+    hand, table, viewer, revealed = _open(hand_id)
+    text = service.as_text(hand.hand_file, hand, table, viewer, revealed)
     return Response(text, mimetype="text/plain; charset=utf-8")
 
 

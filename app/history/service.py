@@ -54,6 +54,8 @@ class Row(NamedTuple):
     variant: str
     status: str
     net: int
+    revealed: bool  # its shuffle's seeds are shown (`seeds_shown`)
+    checkable: bool  # dealt with the players' seeds (`fair_of`): the page can check it
 
 
 def _mine(user_id: int) -> Any:
@@ -77,7 +79,7 @@ def my_hands(s: Session, user: User, page: int = 1, per_page: int = PAGE) -> tup
     assert user.id is not None
     mine = _mine(user.id)
     rows = s.exec(
-        select(HandRecord, Table.name, Table.variant, mine.c.net)
+        select(HandRecord, Table, mine.c.net)
         .join(mine, mine.c.hand_id == col(HandRecord.id))
         .join(Table, col(Table.id) == HandRecord.table_id)
         .where(col(HandRecord.status).in_(ENDED))
@@ -85,9 +87,18 @@ def my_hands(s: Session, user: User, page: int = 1, per_page: int = PAGE) -> tup
         .offset((page - 1) * per_page)
         .limit(per_page + 1)
     ).all()
-    # Not typed (next line): sqlmodel types the joined row's id as optional; a stored row has one.
-    out = [Row(h.id, h.started, name, variant, h.status, net) for h, name, variant, net in rows]  # type: ignore[arg-type]
+    out = []
+    for h, t, net in rows:
+        assert h.id is not None  # sqlmodel types a row's id as optional; a stored row has one
+        shown = h.seeds_revealed or t.closed
+        out.append(Row(h.id, h.started, t.name, t.variant, h.status, net, shown, _fair(h)))
     return out[:per_page], len(out) > per_page
+
+
+def _fair(hand: HandRecord) -> bool:
+    """Dealt with the players' seeds and a commitment: the page can check it."""
+    doc = hand.hand_file or {}
+    return "seeds" in doc and "commit" in (doc.get("deals") or [{}])[0]
 
 
 def players(doc: dict[str, Any]) -> list[str]:
@@ -137,20 +148,32 @@ def _step(hand: Hand, action: dict[str, Any] | None, viewer: str | None) -> Step
     return Step(action, len(hand.deals) - 1, view)
 
 
-def fair_of(doc: dict[str, Any], status: str) -> dict[str, Any] | None:
-    """What the page needs to check the shuffle in the browser (static/js/fair.js), as the
-    table's `fair` reveals it after a hand; None for a hand dealt before the players' seeds
-    (svara-shuffle/1, checked by `svara verify`) or without a commitment."""
+def seeds_shown(s: Session, hand: HandRecord) -> bool:
+    """Whether the hand's shuffle seeds may be shown to its players (docs/fairness.md,
+    «When the seeds are revealed»): its table closed, or every person of it left the table
+    (app/tables/fair.py `Reveal`). Before, they would show folded cards (C-6.2)."""
+    table = s.get(Table, hand.table_id)
+    return hand.seeds_revealed or (table is not None and table.closed)
+
+
+def fair_of(doc: dict[str, Any], status: str, revealed: bool) -> dict[str, Any] | None:
+    """What the page needs to check the shuffle in the browser (static/js/fair.js): the
+    commitment, the dealer and the dealing orders, and the seeds once they are revealed
+    (`pending` until then); None for a hand dealt before the players' seeds
+    (svara-shuffle/1, `svara verify --legacy`) or without a commitment."""
     first = doc["deals"][0]
     if "seeds" not in doc or "commit" not in first or status not in ENDED:
         return None
-    return {
+    out: dict[str, Any] = {
         "game": get_variant(doc["variant"], doc.get("rules") or {}).game,
         "commit": first["commit"],
-        "seed": first.get("seed"),
-        "seeds": doc["seeds"],
+        "dealer": doc["dealer"],
         "deals": [[k for k in deal if k not in ("commit", "seed")] for deal in doc["deals"]],
+        "pending": not revealed,
     }
+    if revealed:
+        out.update(seed=first.get("seed"), seeds=doc["seeds"])
+    return out
 
 
 def seen_cards(all_steps: Sequence[Step], doc: dict[str, Any]) -> list[dict[str, list[str | None]]]:
@@ -178,10 +201,13 @@ def seen_cards(all_steps: Sequence[Step], doc: dict[str, Any]) -> list[dict[str,
     return seen
 
 
-def players_copy(doc: dict[str, Any], viewer: str | None, status: str) -> dict[str, Any]:
+def players_copy(
+    doc: dict[str, Any], viewer: str | None, status: str, revealed: bool
+) -> dict[str, Any]:
     """The hand file with only what `viewer` may see (docs/fairness.md, «A player's copy»):
     per deal its dealing order, the cards he saw (null for a card he did not), the
-    commitment and, for an ended hand, the seeds. An administrator's is the stored file."""
+    commitment and, once they are revealed (`seeds_shown`), the seeds. An administrator's
+    is the stored file."""
     if viewer is None:
         return doc
     try:
@@ -194,16 +220,18 @@ def players_copy(doc: dict[str, Any], viewer: str | None, status: str) -> dict[s
         out.update(seen[d] if d < len(seen) else {})
         if "commit" in deal:
             out["commit"] = deal["commit"]
-            if status in ENDED:
+            if status in ENDED and revealed:
                 out["seed"] = deal.get("seed")
         deals.append(out)
     copy = {k: v for k, v in doc.items() if k not in ("deals", "actions", "seeds")}
-    if status in ENDED and "seeds" in doc:
+    if status in ENDED and revealed and "seeds" in doc:
         copy["seeds"] = doc["seeds"]
     return {**copy, "deals": deals, "actions": doc.get("actions", [])}
 
 
-def as_text(doc: dict[str, Any], hand: HandRecord, table: str, viewer: str | None) -> str:
+def as_text(
+    doc: dict[str, Any], hand: HandRecord, table: str, viewer: str | None, revealed: bool
+) -> str:
     """The hand as readable text: who sat with what, each action with the pot after it,
     the cards the viewer saw, the result and the shuffle's seeds."""
     try:
@@ -233,11 +261,15 @@ def as_text(doc: dict[str, Any], hand: HandRecord, table: str, viewer: str | Non
     first = doc["deals"][0]
     if "commit" in first:
         lines.append(f"Commitment: {first['commit']}")
-        lines.append(f"Server seed: {first.get('seed')}")
-        for seed in doc.get("seeds", []):
-            lines.append(
-                f"Seed of {seed['name']}: {seed['seed']}{' (drawn)' if seed.get('drawn') else ''}"
-            )
+        if not revealed and viewer is not None:
+            lines.append("Seeds: shown when the table's session ends (docs/fairness.md)")
+        else:
+            lines.append(f"Server seed: {first.get('seed')}")
+            for seed in doc.get("seeds", []):
+                kind = seed.get("kind") or ("drawn" if seed.get("drawn") else "")
+                lines.append(
+                    f"Seed of {seed['name']}: {seed['seed']}{f' ({kind})' if kind else ''}"
+                )
     return "\n".join(lines) + "\n"
 
 

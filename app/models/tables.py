@@ -75,6 +75,9 @@ class HandRecord(SQLModel, table=True):
     started: datetime = Field(default_factory=utcnow)
     finished: datetime | None = None
     status: str = Field(default=PLAYING, index=True, max_length=16)
+    # The shuffle's seeds may be shown to the hand's players (docs/fairness.md, «When the
+    # seeds are revealed»): its table closed, or every person of the hand has left it.
+    seeds_revealed: bool = False
     hand_file: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
     actions: list[dict[str, Any]] = Field(
         default_factory=list, sa_column=Column(JSON, nullable=False)

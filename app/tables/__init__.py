@@ -15,8 +15,10 @@ from flask import Flask
 from app.auth.presence import EXTENSION as PRESENCE
 from app.extensions import socketio
 from app.lobby.service import EXTENSION as LOBBY
+from app.models.db import EXTENSION as DB
 
 from . import sockets
+from .fair import Reveal
 from .registry import Tables
 
 EXTENSION = "svara.tables"
@@ -30,6 +32,7 @@ def init_app(app: Flask) -> None:
     presence.on_connect.append(tables.connected)
     presence.on_disconnect.append(tables.disconnected)
     sockets.init_app(tables, lobby.access.may_enter)
+    tables.hooks.seat_freed.append(Reveal(app.extensions[DB], tables.present).seat_freed)
     app.extensions[EXTENSION] = tables
 
 

@@ -172,10 +172,10 @@ class Gathering:
             return []
         return [m for m in self.seating.members() if m.answer is None]
 
-    def lineup(self, busy: Collection[int] = ()) -> Lineup | None:
+    def lineup(self, busy: Collection[int] = (), bots: Collection[str] = ()) -> Lineup | None:
         """The hand that starts now without the users `busy` elsewhere (None with fewer
         than two ready). A dark chosen for another dealer or candidate is an ordinary
-        «Готов» (C-1.6)."""
+        «Готов» (C-1.6). `bots` are the seated bots: their seeds are drawn (fairness.md)."""
         players = [m for m in self.ready() if m.person.id not in busy]
         if len(players) < 2:
             return None
@@ -186,7 +186,7 @@ class Gathering:
         if self.dark is not None and self.dark.dealer == dealer:
             candidate = self.hand_cls.dark_candidate(self.variant, seats, dealer)
             dark = self.dark.name if candidate == self.dark.name else None
-        deals = self.fairness.deals(SCORERS[self.variant.game].deck, seats)
+        deals = self.fairness.deals(SCORERS[self.variant.game].deck, seats, bots)
         return Lineup(seats, dealer, dark, deals)
 
     def started(self) -> None:

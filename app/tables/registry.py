@@ -99,6 +99,14 @@ class Tables:
             hook(table_id)
         return closed
 
+    def present(self, table_id: int) -> list[str] | None:
+        """Who is seated or queued at a table live here (None: not live here), for the
+        shuffle's reveal (fair.py `Reveal`); read under that table's lock by its hooks."""
+        live = self.find(table_id)
+        if live is None:
+            return None
+        return [m.name for m in live.members()] + [p.name for p, _ in live.seating.queue]
+
     def live(self) -> list[LiveTable]:
         with self._lock:
             return list(self._tables.values())

@@ -385,8 +385,7 @@ class LiveTable:
                 events += broke + self._try_start()
             except TableError:  # the database refused the hand: the answer is refused too
                 member.answer = None
-                self.gathering.restore(before)
-                self.gathering.fairness.withdraw(member.name, seed)
+                self.gathering.restore(before)  # his seed stays the first he gave
                 if broke:  # they left all the same
                     self._changed(broke)
                 raise
@@ -447,7 +446,7 @@ class LiveTable:
         busy = {} if practice else self.books.elsewhere(ready)
         if busy:  # a hand started elsewhere since his «Готов»: he sits this one out
             log.info("table %s: money in play elsewhere: %s", self.id, sorted(busy))
-        lineup = self.gathering.lineup(busy)
+        lineup = self.gathering.lineup(busy, self.watching.bots())
         if lineup is None:
             return []
         dark = self.gathering.dark

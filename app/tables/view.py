@@ -168,7 +168,7 @@ def state(told: Told, snap: Snapshot, name: str | None, events: list[Event]) -> 
         },
         "gathering": told.gathering,
         "hand": hand_seen(told, snap, name),
-        "fair": fair_view(snap.fair_next, snap.hand, snap.hand_id, name),
+        "fair": fair_view(snap.fair_next, snap.hand, snap.hand_id),
         **told.tail,
         "news": [e.as_json() for e in events if e.visible_to(name)],
     }

@@ -80,31 +80,119 @@ export function dealRound(order, players, count = 3) {
   return Object.fromEntries(players.map((p, i) => [p, [...Array(count).keys()].map((k) => order[i + k * n])]));
 }
 
-/** The hand's check. `fair` is the revealed `fair` object of `table:state`; `seen` is, per
- * deal, the cards this page was shown ({player: [card | null]}); `mine` is {name, seed,
- * commit} when this page sent a seed (the commitment it had seen when it did). Resolves to
- * {ok: true} or {ok: false, reason}: a reason key of i18n.js and its {params}. */
-export async function checkHand(fair, seen, mine = null) {
-  if (await commitment(fair.seed) !== fair.commit) return { ok: false, reason: "fair.bad_commit" };
-  if (mine && mine.commit && mine.commit !== fair.commit) return { ok: false, reason: "fair.other_commit" };
-  const own = mine && fair.seeds.find((s) => s.name === mine.name);
-  if (mine && (!own || own.seed !== mine.seed)) return { ok: false, reason: "fair.not_my_seed" };
-  for (const s of fair.seeds) {
-    if (s.drawn && s.seed !== await drawnSeed(fair.seed, s.name)) {
-      return { ok: false, reason: "fair.bad_drawn", params: { player: s.name } };
+/** The game of a hand file's `variant` (a preset's name: the game, or the game and "-…"). */
+export function gameOf(variant) {
+  return String(variant).split("-")[0];
+}
+
+// --- what this browser keeps (docs/fairness.md, «What the page keeps») --------------------
+// One seed per table and commitment, the same on every retry of «Готов» and across reloads;
+// per hand the commitment it had been shown, its seed, the dealer and the bots it was shown
+// before the hand and every card it was shown, until the seeds come and it checks them.
+
+const KEEP = "svara.fair.";
+
+function kept(key) {
+  try {
+    return JSON.parse(globalThis.localStorage?.getItem(KEEP + key) ?? "null");
+  } catch {
+    return null;
+  }
+}
+
+function keep(key, value) {
+  try {
+    globalThis.localStorage?.setItem(KEEP + key, JSON.stringify(value));
+  } catch {
+    // a full or refused storage: the check says it could not use the page's own record
+  }
+}
+
+/** The seed this browser gives for `commit` at `table`: drawn once, then always the same. */
+export function seedFor(table, commit) {
+  const key = `seed.${table}.${commit}`;
+  let seed = kept(key);
+  if (typeof seed !== "string") {
+    seed = newSeed();
+    keep(key, seed);
+  }
+  return seed;
+}
+
+/** The seed this browser gave for `commit` at `table`, if it gave one. */
+export function seedGiven(table, commit) {
+  const seed = kept(`seed.${table}.${commit}`);
+  return typeof seed === "string" ? seed : null;
+}
+
+/** This browser's record of hand `id` ({table, name, commit, seed, dealer, bots, seen}). */
+export function handRecord(id) {
+  return kept(`hand.${id}`);
+}
+
+export function keepRecord(id, record) {
+  keep(`hand.${id}`, record);
+}
+
+/** The last check of hand `id` in this browser: "verified", "failed" (or null). */
+export function checked(id) {
+  return kept(`checked.${id}`);
+}
+
+export function keepChecked(id, status) {
+  keep(`checked.${id}`, status);
+}
+
+// --- the check -----------------------------------------------------------------------------
+
+const fail = (reason, params) => ({ ok: false, reason, params });
+// Who gave each seed (the hand file's `seeds[].kind`): a person's page, a bot, a silent page.
+const KINDS = ["person", "bot", "silent"];
+
+/** The check of a player's copy of a hand (GET /hands/<id>.json, the file `svara verify`
+ * reads) once its seeds are revealed, with this browser's `record` of the hand (or null:
+ * it never saw it). Resolves to {ok: true, own} — `own` whether its own record was used —
+ * or {ok: false, reason, params}: a reason key of i18n.js and its params. */
+export async function checkCopy(copy, record = null) {
+  const deals = copy.deals || [];
+  const first = deals[0] || {};
+  const seedsOf = copy.seeds || [];
+  const S = first.seed;
+  if (!S || deals.some((d) => d.seed !== S || d.commit !== first.commit)) return fail("fair.bad_commit");
+  if (await commitment(S) !== first.commit) return fail("fair.bad_commit");
+  if (!seedsOf.length || seedsOf.some((x) => !KINDS.includes(x.kind))) return fail("fair.no_kinds");
+  if (record && record.commit && record.commit !== first.commit) return fail("fair.other_commit");
+  if (record && record.seed) {
+    const own = seedsOf.find((x) => x.name === record.name);
+    if (!own || own.seed !== record.seed || own.kind !== "person") return fail("fair.not_my_seed");
+  }
+  if (record && record.dealer && record.dealer !== copy.dealer) {
+    return fail("fair.other_dealer", { player: copy.dealer });
+  }
+  for (const name of record?.bots || []) {
+    const bot = seedsOf.find((x) => x.name === name);
+    if (bot && bot.kind !== "bot") return fail("fair.bot_not_bot", { player: name });
+  }
+  for (const x of seedsOf) {
+    if (x.kind === "person" ? x.drawn : x.seed !== await drawnSeed(S, x.name)) {
+      return fail("fair.bad_drawn", { player: x.name });
     }
   }
-  const seeds = fair.seeds.map((s) => s.seed);
-  for (let d = 0; d < fair.deals.length; d++) {
-    const dealt = dealRound(await fairOrder(fair.game, fair.seed, seeds, d), fair.deals[d]);
-    for (const [player, cards] of Object.entries(seen[d] || {})) {
+  const seeds = seedsOf.map((x) => x.seed);
+  const game = gameOf(copy.variant);
+  for (let d = 0; d < deals.length; d++) {
+    const deal = deals[d];
+    // A player's copy names the dealing order; a stored file deals in the order of its keys.
+    const shown = Object.entries(deal).filter(([k]) => !["order", "commit", "seed"].includes(k));
+    const dealt = dealRound(await fairOrder(game, S, seeds, d), deal.order || shown.map(([k]) => k));
+    for (const [player, cards] of [...shown, ...Object.entries(record?.seen?.[d] || {})]) {
       const want = dealt[player] || [];
-      if (cards.some((c, k) => c !== null && c !== want[k])) {
-        return { ok: false, reason: "fair.bad_cards", params: { player, deal: d + 1 } };
+      if (!Array.isArray(cards) || cards.some((c, k) => c !== null && c !== want[k])) {
+        return fail("fair.bad_cards", { player, deal: d + 1 });
       }
     }
   }
-  return { ok: true };
+  return { ok: true, own: Boolean(record && record.seed) };
 }
 
 /** What a view of the hand shows: {player: [card | null]} for each player with cards. */
@@ -136,49 +224,62 @@ export function addSeen(perDeal, deal, view, dealt, fresh) {
   return perDeal;
 }
 
-/** Per deal, what a replay's steps ({deal, view}, app/history/service.py) showed; `deals`
- * are the deals' players (the `fair` object's `deals`). */
-export function seenInSteps(steps, deals) {
-  const seen = [];
-  let known = 0; // the events of the steps before: a step's own are the rest
-  for (const step of steps) {
-    const events = step.view.events || [];
-    addSeen(seen, step.deal, step.view, deals[step.deal], events.slice(known));
-    known = events.length;
-  }
-  return seen;
-}
-
-/** The table page's side: the seed sent with «Готов» (with the commitment shown then), the
- * cards seen during the hand, and the check once the hand's seeds are revealed. */
+/** The table page's side: the seed sent with «Готов» (one per commitment, kept), and per
+ * hand this browser's record — the commitment it had been shown, the dealer and the bots it
+ * was shown before the hand, every card it was shown — for «Мои раздачи» to check once the
+ * seeds are revealed (the table never sends them: they would show folded cards, C-6.2). */
 export class TableCheck {
   constructor() {
+    this.table = null;
+    this.before = { dealer: null, bots: [] }; // what the page was shown between hands
     this.sent = null; // {seed, commit}: what this page gave for the coming hand
-    this.hand = null; // {id, mine, seen, done}
+    this.hand = null; // the record of the hand in view, with its id
   }
 
-  /** A seed for «Готов» / «Темнить», remembered with the commitment this page was shown. */
+  /** The seed for «Готов» / «Темнить»: this browser's one seed for the commitment shown. */
   seedFor(fair) {
-    const seed = newSeed();
-    this.sent = { seed, commit: fair?.next ?? null };
+    const commit = fair?.next ?? null;
+    const seed = commit && this.table != null ? seedFor(this.table, commit) : newSeed();
+    this.sent = { seed, commit };
     return seed;
   }
 
-  /** Follow one `table:state` of `me`; resolves to the check's result once, when the hand's
-   * seeds arrive, else to null. */
+  /** Follow one `table:state` of `me`; resolves to what the mark shows: null (nothing),
+   * {pending: true} once the hand is over, or an alarm ({ok: false, reason}) for a hand
+   * this page cannot check. */
   async observe(msg, me) {
     const fair = msg.fair;
     const view = msg.hand;
-    if (!fair || !fair.hand || !view || view.id !== fair.hand) return null;
+    this.table = msg.table;
+    if (msg.phase !== "playing" && (!view || view.id !== fair?.hand || view.phase === "finished")) {
+      this.before = {
+        dealer: msg.next_dealer ?? null,
+        bots: (msg.seats || []).filter((x) => x && x.bot).map((x) => x.name),
+      };
+    }
+    if (!fair || !fair.hand || !view || view.id !== fair.hand || !me) return null;
+    if (fair.checkable === false) return fail("fair.not_checkable");
     if (!this.hand || this.hand.id !== fair.hand) {
-      const mine = this.sent && me ? { name: me, ...this.sent } : null;
-      this.hand = { id: fair.hand, mine, seen: [], done: false };
+      const old = handRecord(fair.hand);
+      const given = this.sent?.commit ? this.sent : null;
+      this.hand = old ? { ...old, id: fair.hand } : {
+        id: fair.hand,
+        table: msg.table,
+        name: me,
+        // The commitment it was shown when it gave its seed (a reloaded page: the seed it
+        // keeps for this hand's commitment, or none).
+        commit: given ? given.commit : fair.commit,
+        seed: given ? given.seed : seedGiven(msg.table, fair.commit),
+        dealer: this.before.dealer,
+        bots: this.before.bots,
+        seen: [],
+      };
       this.sent = null;
     }
     const deal = Math.max(0, fair.deals.length - 1);
     addSeen(this.hand.seen, deal, view, fair.deals[deal], msg.news);
-    if (!fair.seed || this.hand.done || !available()) return null;
-    this.hand.done = true;
-    return checkHand(fair, this.hand.seen, this.hand.mine);
+    const { id, ...record } = this.hand;
+    keepRecord(id, record);
+    return view.phase === "finished" ? { pending: true } : null;
   }
 }

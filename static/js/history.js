@@ -1,8 +1,9 @@
 // The replay page (/hands/<id>): forward and back through the hand as this player saw it,
 // step by step (the server's per-step `view`, app/history/service.py), and the shuffle
-// checked in the browser (fair.js): a quiet ✓ or a loud alarm.
+// checked in the browser (fair.js) once its seeds are revealed, with what this browser kept
+// of the hand: pending until then, then a quiet ✓ or a loud alarm.
 
-import { available, checkHand, seenInSteps } from "./fair.js";
+import { available, checkCopy, handRecord, keepChecked } from "./fair.js";
 import { translator } from "./i18n.js";
 import { actionLabel } from "./render.js";
 import { loadSettings } from "./settings.js";
@@ -64,18 +65,38 @@ async function check() {
   if (!data.fair) {
     mark.className = "fair-mark unchecked";
     mark.dataset.i18n = "fair.legacy";
+  } else if (data.fair.pending) {
+    mark.className = "fair-mark pending";
+    mark.dataset.i18n = "fair.pending";
   } else if (!available()) {
     mark.className = "fair-mark unchecked";
     mark.dataset.i18n = "fair.unchecked";
   } else {
-    const result = await checkHand(data.fair, seenInSteps(steps, data.fair.deals));
+    const copy = await (await fetch(`/hands/${data.hand}.json`, { credentials: "same-origin" })).json();
+    const result = await checkCopy(copy, handRecord(data.hand));
+    keepChecked(data.hand, result.ok ? "verified" : "failed");
     mark.className = `fair-mark ${result.ok ? "ok" : "alarm"}`;
-    mark.dataset.i18n = result.ok ? "fair.ok" : "fair.alarm";
+    mark.dataset.i18n = result.ok ? (result.own ? "fair.ok" : "fair.ok_no_record") : "fair.alarm";
     mark.dataset.i18nArgs = JSON.stringify({ why: result.ok ? "" : t(result.reason, result.params) });
     if (!result.ok) mark.setAttribute("role", "alert");
   }
   mark.textContent = t(mark.dataset.i18n, JSON.parse(mark.dataset.i18nArgs || "{}"));
 }
+
+/** «Файл раздачи (JSON)» with what this browser kept (`mine`: its seed and the commitment
+ * it was shown), so that `svara verify` proves offline what this page proves. */
+document.getElementById("download-json").addEventListener("click", async (e) => {
+  const record = handRecord(data.hand);
+  if (!record?.seed || !record.commit) return; // nothing kept here: the server's copy as it is
+  e.preventDefault();
+  const copy = await (await fetch(e.currentTarget.href, { credentials: "same-origin" })).json();
+  copy.mine = { name: record.name, seed: record.seed, commit: record.commit };
+  const link = document.createElement("a");
+  link.href = URL.createObjectURL(new Blob([JSON.stringify(copy)], { type: "application/json" }));
+  link.download = `hand-${data.hand}.json`;
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(link.href), 60_000); // the download has read it by then
+});
 
 document.getElementById("step-back").addEventListener("click", () => { if (at > 0) { at -= 1; draw(); } });
 document.getElementById("step-forward").addEventListener("click", () => { if (at < steps.length - 1) { at += 1; draw(); } });

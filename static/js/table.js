@@ -279,14 +279,15 @@ function withSeed([event, payload]) {
   return [event, { ...payload, seed: fairCheck.seedFor(lastFair) }];
 }
 
-/** After the hand: a quiet ✓, or a loud alarm that says what did not match. */
+/** After the hand: a quiet «checked when the game ends» (the seeds come then: fairness.md),
+ * or a loud alarm for a hand this page cannot check. */
 function showFair(result) {
   if (!result) return;
   const mark = $("#fair-mark");
   mark.hidden = false;
-  mark.className = `fair-mark ${result.ok ? "ok" : "alarm"}`;
-  mark.setAttribute("role", result.ok ? "status" : "alert");
-  mark.textContent = result.ok ? t("fair.ok") : t("fair.alarm", { why: t(result.reason, result.params) });
+  mark.className = `fair-mark ${result.pending ? "pending" : "alarm"}`;
+  mark.setAttribute("role", result.pending ? "status" : "alert");
+  mark.textContent = result.pending ? t("fair.pending") : t("fair.alarm", { why: t(result.reason, result.params) });
 }
 
 function act(payload) {

@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 
 from app.engine import games
-from app.engine.fairness import FairDeals, ServerSeed, drawn_seed
+from app.engine.fairness import BOT, PERSON, FairDeals, ServerSeed, drawn_seed
 from app.engine.hand import Action, Hand, PlayerSeed, Seat
 from app.engine.scoring import SCORERS
 from app.engine.variants import PRESETS
@@ -23,9 +23,9 @@ def play_fair(game: str, seed: int) -> tuple[Hand, list[Action]]:
     seats = [Seat(n, cls.stake(variant)) for n in names]
     server = ServerSeed.draw()
     seeds = [  # the bot's seed is drawn from the server's, as at a live table
-        PlayerSeed(n, drawn_seed(server.seed, n), drawn=True)
+        PlayerSeed(n, drawn_seed(server.seed, n), drawn=True, kind=BOT)
         if n.startswith("Гэри")
-        else PlayerSeed(n, f"{rng.getrandbits(128):032x}")
+        else PlayerSeed(n, f"{rng.getrandbits(128):032x}", kind=PERSON)
         for n in names
     ]
     hand = cls(variant, seats, names[0], FairDeals(SCORERS[game].deck, server, seeds))

@@ -16,8 +16,13 @@ from hypothesis import strategies as st
 from app.engine import handfile
 from app.engine.cards import Shuffle, commitment
 from app.engine.fairness import (
+    BOT,
+    NO_MINE,
+    PERSON,
+    SILENT,
     FairDeals,
     FairnessError,
+    Mine,
     ServerSeed,
     check_document,
     check_seed,
@@ -113,22 +118,24 @@ def test_a_recorded_hand_replays_and_verifies_from_its_seeds(game: str, seed: in
     hand, actions = play_fair(game, seed)
     doc = json.loads(json.dumps(handfile.record(hand, actions), ensure_ascii=False))
     assert [s["name"] for s in doc["seeds"]] == [s.name for s in hand.seats]
-    assert [s.get("drawn", False) for s in doc["seeds"]] == [
-        s.name.startswith("Гэри") for s in hand.seats
+    assert [s["kind"] for s in doc["seeds"]] == [
+        BOT if s.name.startswith("Гэри") else PERSON for s in hand.seats
     ]
     replayed = handfile.replay(handfile.parse(doc))
     assert replayed.result() == hand.result()
-    assert check_document(doc) == []
+    assert check_document(doc).problems == []
     # Another seed of any one player: the file no longer verifies, nor replays.
     tampered = copy.deepcopy(doc)
     tampered["seeds"][1]["seed"] = "0" * 64
-    assert check_document(tampered)
-    # A drawn seed must be the one the committed server seed gives (no grinding).
+    assert check_document(tampered).problems
+    # A bot's seed must be the one the committed server seed gives (no grinding), marked
+    # drawn or not: the kind binds it.
     forged = copy.deepcopy(doc)
-    bot = next((s for s in forged["seeds"] if s.get("drawn")), None)
+    bot = next((s for s in forged["seeds"] if s["kind"] == BOT), None)
     if bot is not None:
         bot["seed"] = "1" * 64
-        assert "drawn seed is not the server seed's" in check_document(forged)[0]
+        del bot["drawn"]
+        assert "the bot Гэри 🤖's seed is not the one drawn" in check_document(forged).problems[0]
     with pytest.raises(handfile.ReplayError, match="does not match its shuffle seeds"):
         handfile.replay(handfile.parse(tampered))
 
@@ -137,7 +144,10 @@ def test_svara_redeals_use_their_index() -> None:
     """Every deal of a hand has its own deck: deal d is derived with index d."""
     deck = SCORERS["classic"].deck
     server = ServerSeed.draw()
-    seeds = [PlayerSeed("Иван", "a" * 64), PlayerSeed("Ёж", drawn_seed(server.seed, "Ёж"), True)]
+    seeds = [
+        PlayerSeed("Иван", "a" * 64, kind=PERSON),
+        PlayerSeed("Ёж", drawn_seed(server.seed, "Ёж"), True, SILENT),
+    ]
     source = FairDeals(deck, server, seeds)
     first, again = source(["Иван", "Ёж"]), source(["Иван", "Ёж"])
     assert first.cards != again.cards
@@ -153,17 +163,17 @@ def test_a_players_copy_checks_only_what_it_shows() -> None:
     mine = order[0]
     copy_ = {**doc, "deals": [{"order": order, mine: deal[mine], "commit": deal["commit"],
                                "seed": deal["seed"]}]}  # fmt: skip
-    assert check_document(copy_) == []
+    assert check_document(copy_).problems == []
     copy_["deals"][0][mine] = [deal[mine][0], None, None]
-    assert check_document(copy_) == []
+    assert check_document(copy_).problems == []
     wrong = next(c for c in [str(c) for c in SCORERS["classic"].deck] if c not in deal[mine])
     copy_["deals"][0][mine] = [wrong, None, None]
-    assert check_document(copy_) == [
+    assert check_document(copy_).problems == [
         f"deal 0 does not match its shuffle seeds: {mine}'s cards differ"
     ]
 
 
-def test_an_older_file_with_one_seed_still_verifies() -> None:
+def test_an_older_file_with_one_seed_is_refused_unless_asked_for() -> None:
     deck = SCORERS["classic"].deck
     shuffle = Shuffle.new(deck)
     cards = {p: [str(c) for c in cs] for p, cs in shuffle.deal(["Иван", "Мария"]).items()}
@@ -174,9 +184,15 @@ def test_an_older_file_with_one_seed_still_verifies() -> None:
         "dealer": "Иван",
         "deals": [{**cards, "commit": shuffle.commit, "seed": shuffle.seed}],
     }
-    assert check_document(doc) == []
+    refused = check_document(doc)
+    assert len(refused.problems) == 1 and "svara-shuffle/1" in refused.problems[0]
+    assert "--legacy" in refused.problems[0]
+    verdict = check_document(doc, legacy=True)
+    assert verdict.problems == [] and "server could have chosen it" in verdict.unproven[0]
     doc["deals"][0]["seed"] = Shuffle.new(deck).seed
-    assert check_document(doc) == ["deal 0: the seed does not open the commitment"]
+    assert check_document(doc, legacy=True).problems == [
+        "deal 0: the seed does not open the commitment"
+    ]
 
 
 @pytest.mark.parametrize(
@@ -216,3 +232,62 @@ def test_a_resumed_hand_deals_its_redeals_from_its_seeds() -> None:
     legacy = Shuffle.new(deck)
     old = handfile.Deal(legacy.deal(["Иван", "Мария"]), legacy.commit, legacy.seed)
     assert FairDeals.after([old], deck) is None
+
+
+def _fair_doc(game: str = "classic", seed: int = 5) -> dict[str, Any]:
+    hand, actions = play_fair(game, seed)
+    doc: dict[str, Any] = json.loads(json.dumps(handfile.record(hand, actions)))
+    return doc
+
+
+def test_a_file_without_kinds_is_refused_unless_asked_for() -> None:
+    """A seed not marked drawn may be a bot's that the server chose after every other
+    seed: a file that does not say who gave each seed proves nothing about the deck."""
+    doc = _fair_doc()
+    for s in doc["seeds"]:
+        s.pop("kind")
+    assert "who gave each seed" in check_document(doc).problems[0]
+    verdict = check_document(doc, legacy=True)
+    assert verdict.problems == [] and "who gave each seed" in verdict.unproven[0]
+
+
+@pytest.mark.parametrize("kind", [BOT, SILENT])
+def test_every_bot_and_silent_seed_is_the_drawn_one(kind: str) -> None:
+    """The forgery of a practice hand: the server leaves the bot's seed unmarked and
+    picks it after the person's seed came. Whatever `drawn` says, the kind binds it."""
+    doc = _fair_doc()
+    bot = doc["seeds"][-1]
+    assert bot["name"].startswith("Гэри")
+    bot.update(kind=kind, seed="2" * 64)
+    bot.pop("drawn")
+    (problem,) = {p.split(": ", 1)[1] for p in check_document(doc).problems}
+    assert "seed is not the one drawn from the server's seed" in problem
+    # Given as a person's instead, it verifies only for whoever does not know it is a bot.
+    bot["kind"] = PERSON
+    assert any("is a bot" in p for p in check_document(doc, bots=[bot["name"]]).problems)
+
+
+def test_a_persons_seed_is_never_marked_drawn() -> None:
+    doc = _fair_doc()
+    doc["seeds"][0]["drawn"] = True
+    assert "marked both his page's and drawn" in check_document(doc).problems[0]
+
+
+def test_the_pages_own_record_is_checked_offline() -> None:
+    """`svara verify --seed --commit`: a new server seed with rebuilt cards opens its own
+    commitment, but not the one the page was shown, and drops the page's seed."""
+    doc = _fair_doc()
+    me = doc["seeds"][0]
+    commit = doc["deals"][0]["commit"]
+    ok = check_document(doc, mine=Mine(me["seed"], commit, me["name"]))
+    assert ok.problems == [] and NO_MINE not in ok.unproven
+    assert NO_MINE in check_document(doc).unproven
+    assert check_document(doc, mine=Mine(me["seed"], "e" * 64)).problems == [
+        "the hand's commitment is not the one your page was shown"
+    ]
+    assert check_document(doc, mine=Mine("f" * 64, commit)).problems == [
+        "your seed is not among the participants' seeds"
+    ]
+    # The page's own copy may carry the record itself (`mine`).
+    doc["mine"] = {"name": me["name"], "seed": "f" * 64, "commit": commit}
+    assert check_document(doc).problems == ["your seed is not among the participants' seeds"]
