@@ -12,40 +12,20 @@ from pathlib import Path
 
 import pytest
 
+from app import i18n
 from app.engine.games import GAMES
+from app.i18n import read_dictionaries
 from app.pages import LANGUAGES, score_table
 
 ROOT = Path(__file__).resolve().parents[1]
-I18N = ROOT / "static" / "js" / "i18n.js"
 TEMPLATES = ROOT / "templates"
-ENTRY = re.compile(r'^  (?:"([^"]+)"|([A-Za-z_]\w*)): "((?:[^"\\]|\\.)*)",$')
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
 
 
-def dictionary(source: str, name: str) -> dict[str, str]:
-    """The entries of `const NAME = { … };` in i18n.js."""
-    lines = source.splitlines()
-    start = lines.index(f"const {name} = {{")
-    end = lines.index("};", start)
-    out: dict[str, str] = {}
-    for line in lines[start + 1 : end]:
-        if not line.strip() or line.strip().startswith("//"):
-            continue
-        found = ENTRY.match(line)
-        assert found, f"{name}: not one entry a line: {line!r}"
-        key = found.group(1) or found.group(2)
-        assert key not in out, f"{name}: {key} twice"
-        out[key] = found.group(3)
-    return out
-
-
 def dictionaries() -> dict[str, dict[str, str]]:
-    """The dictionaries `DICTS` exports, by language."""
-    source = I18N.read_text(encoding="utf-8")
-    exported = re.search(r"^export const DICTS = \{ (.*) \};$", source, re.M)
-    assert exported, "no DICTS in i18n.js"
-    pairs = dict(pair.split(": ") for pair in exported.group(1).split(", "))
-    return {lang: dictionary(source, const) for lang, const in pairs.items()}
+    """The dictionaries `DICTS` exports, by language, read afresh from the file (the
+    server's reader, app/i18n.py, which refuses a line that is not one entry)."""
+    return read_dictionaries(i18n.source().read_text(encoding="utf-8"))
 
 
 def test_the_browser_and_the_server_know_the_same_languages() -> None:
