@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import UTC, datetime, tzinfo
 from functools import cache
 from pathlib import Path
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 #: Russian first (ui.md): the pages' own language and every fallback.
 DEFAULT = "ru"
@@ -90,6 +92,31 @@ def money(n: int) -> str:
 def signed_money(n: int) -> str:
     """A result: «+100 ₽», «−10 ₽», «0 ₽» (i18n.js `signedMoney`)."""
     return f"{'+' if n > 0 else ''}{money(n)}"
+
+
+def utc_iso(when: datetime) -> str:
+    """A moment for `<time datetime>` in UTC («2026-12-01T19:02:00Z»; a naive one is UTC),
+    which the page shows in the viewer's time zone (i18n.js `formatTime`)."""
+    aware = when if when.tzinfo else when.replace(tzinfo=UTC)
+    return aware.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def time_zone(name: str | None) -> tzinfo:
+    """The viewer's time zone by its IANA name («Europe/Moscow»); UTC for none or one this
+    machine does not know."""
+    try:
+        return ZoneInfo(name) if name else UTC
+    except (ZoneInfoNotFoundError, ValueError):
+        return UTC
+
+
+def local_time(when: datetime, zone: tzinfo) -> str:
+    """«2026-12-01 22:02 +03:00»: a moment in `zone`, its offset said (a text file has no
+    viewer to show it to in his own zone)."""
+    aware = when if when.tzinfo else when.replace(tzinfo=UTC)
+    local = aware.astimezone(zone)
+    offset = local.strftime("%z")
+    return f"{local:%Y-%m-%d %H:%M} {offset[:3]}:{offset[3:]}"
 
 
 def card_name(card: str, lang: str) -> str:

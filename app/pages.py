@@ -229,4 +229,5 @@ def init_app(app: Flask) -> None:
     app.jinja_env.globals["money"] = i18n.money
     app.jinja_env.globals["signed_money"] = i18n.signed_money
     app.jinja_env.globals["variant_title"] = i18n.variant_title
+    app.jinja_env.globals["utc_iso"] = i18n.utc_iso
     app.jinja_env.globals["house"] = HOUSE

@@ -102,11 +102,13 @@ def hand_file(hand_id: int) -> Any:
 @bp.route("/hands/<id:hand_id>.txt")
 @login_required
 def hand_text(hand_id: int) -> Any:
-    """The hand as text in the language of the page that asked (`?lang=`, which the replay
-    page's link carries: the language is the device's setting, static/js/settings.js)."""
+    """The hand as text in the language and time zone of the page that asked (`?lang=`,
+    `?tz=`, which the replay page's link carries: the language is the device's setting,
+    static/js/settings.js, the zone the browser's)."""
     hand, table, viewer = _open(hand_id)
     lang = i18n.language(request.args.get("lang"))
-    text = service.as_text(hand.hand_file, hand, table, viewer, lang)
+    zone = i18n.time_zone(request.args.get("tz"))
+    text = service.as_text(hand.hand_file, hand, table, viewer, lang, zone)
     # `content_type`, not `mimetype`: Flask would add a second «; charset=utf-8» to it.
     return Response(text, content_type="text/plain; charset=utf-8")
 

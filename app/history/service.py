@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import UTC, datetime, tzinfo
 from typing import Any, NamedTuple
 
 from sqlalchemy import func
@@ -23,7 +23,7 @@ from app.admin.money import settle_up
 from app.engine import handfile
 from app.engine.hand import Hand, RuleError
 from app.engine.variants import PRESETS, get_variant
-from app.i18n import card_name, money, translate, variant_title
+from app.i18n import DEFAULT, card_name, local_time, money, translate, variant_title
 from app.models import (
     CANCELLED,
     FINISHED,
@@ -231,12 +231,17 @@ def _action_words(lang: str, game: str, action: dict[str, Any]) -> str:
 
 
 def as_text(
-    doc: dict[str, Any], hand: HandRecord, table: str, viewer: str | None, lang: str = "ru"
+    doc: dict[str, Any],
+    hand: HandRecord,
+    table: str,
+    viewer: str | None,
+    lang: str = DEFAULT,
+    zone: tzinfo = UTC,
 ) -> str:
     """The hand as readable text in the words of `lang` (the pages' vocabulary,
     app/i18n.py): who sat with what, each action with the pot after it, the cards the viewer
-    saw in the deck's own letters, the result and the shuffle's seeds. The time is UTC,
-    said so: a file has no viewer's time zone."""
+    saw in the deck's own letters, the result and the shuffle's seeds; the time in the
+    viewer's `zone`, its offset written."""
     try:
         all_steps = steps(doc, viewer)
     except (handfile.HandFileError, RuleError) as e:
@@ -253,7 +258,7 @@ def as_text(
 
     title = variant_title(lang, game, str(doc.get("variant"))) if game else doc.get("variant")
     lines = [
-        f"{t('hand.title', id=hand.id)} · {table} · {title} · {hand.started:%Y-%m-%d %H:%M} UTC",
+        f"{t('hand.title', id=hand.id)} · {table} · {title} · {local_time(hand.started, zone)}",
         f"{t('text.players')}: "
         + ", ".join(f"{p['name']} ({money(p['balance'])})" for p in doc["players"]),
         f"{t('dealer_title')}: {doc['dealer']}",

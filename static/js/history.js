@@ -16,11 +16,13 @@ function t(key, params) {
   return translator(loadSettings().lang)(key, params);
 }
 
-/** The hand's text file in the viewer's language (app/history/ reads `?lang=`). */
+/** The hand's text file in the viewer's language and time zone (app/history/ reads
+ * `?lang=` and `?tz=`). */
 function textLink() {
   const link = document.getElementById("download-txt");
   const url = new URL(link.href, location.href);
   url.searchParams.set("lang", loadSettings().lang);
+  url.searchParams.set("tz", Intl.DateTimeFormat().resolvedOptions().timeZone);
   link.href = url.pathname + url.search;
 }
 

@@ -404,6 +404,7 @@ const RU = {
   "text.server_seed": "Зерно сервера",
   "text.drawn": "выведено из зерна сервера",
   "text.seed_of": "Зерно игрока {name}",
+  "title.hand": "Раздача {id} · Свара",
 };
 
 const EN = {
@@ -476,7 +477,7 @@ const EN = {
   "form.mismatch": "The passwords do not match",
   "form.invalid": "Invalid value",
   reconnecting: "no connection · reconnecting…",
-  "game.classic": "classic, 37 cards",
+  "game.classic": "Classic, 37 cards",
   "game.shaha36": "36 cards, shaha",
   "game.svara32": "Svara 32",
   free_seat: "Free",
@@ -793,6 +794,7 @@ const EN = {
   "text.server_seed": "Server seed",
   "text.drawn": "drawn from the server's seed",
   "text.seed_of": "Seed of {name}",
+  "title.hand": "Hand {id} · Svara",
 };
 
 // Bulgarian: the words of Bulgarian tables (тесте, вале, поп, асо, «на тъмно», «Свара»).
@@ -1183,6 +1185,7 @@ const BG = {
   "text.server_seed": "Зърно на сървъра",
   "text.drawn": "изведено от зърното на сървъра",
   "text.seed_of": "Зърно на играча {name}",
+  "title.hand": "Раздаване {id} · Свара",
 };
 
 export const DICTS = { ru: RU, en: EN, bg: BG };
