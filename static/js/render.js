@@ -236,14 +236,15 @@ const EVENT_WORDS = {
     // S-7.5, C-7.6: a tie in a Svara deals the next one at once.
     return e.round > 1 ? `${t("ev.svara_again", { round: e.round })}: ${text}` : text;
   },
-  // B-5.2: the tied play the Svara anyway; the entry says who plays it and who paid to join.
+  // B-5.2: the tied play the Svara anyway; the entry says who plays it and who paid to join
+  // (not «nobody entered» when two tied heads-up play it).
   svara_entry: (e, t, events) => {
     const svara = events.slice(0, Math.max(0, events.indexOf(e))).findLast((x) => x.kind === "svara");
     const tied = svara?.players || svara?.tied || [];
     const joined = e.joined || [];
     const playing = names([...tied, ...joined.filter((n) => !tied.includes(n))]);
     if (joined.length) return t("ev.svara_entry", { players: playing, joined: names(joined) });
-    return tied.length ? t("ev.svara_entry_none", { players: playing }) : t("ev.svara_entry_nobody");
+    return tied.length ? t("ev.svara_entry_none", { players: playing }) : t("ev.svara");
   },
   vote_cancelled: (e, t) => t(e.why === "timeout" ? "ev.vote_timeout" : "ev.vote_cancelled"),
   no_betting: (e, t) => t("ev.no_betting", { players: names(e.players) }),
