@@ -13,6 +13,7 @@
 
 import { cardHtml, cardName } from "./cards.js";
 import { gameOf } from "./games/index.js";
+import { variantTitle } from "./i18n.js";
 
 const esc = (s) =>
   String(s ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
@@ -396,7 +397,9 @@ export function renderFelt(state, ctx) {
     seatHtmls.includes('class="mark dark"') ? `<span><i class="mark dark">${t("dark_mark")}</i> ${t("dark_title")}</span>` : "",
   ].join("");
   const legendHtml = legend ? `<p class="legend">${legend}</p>` : "";
-  const kind = table.game ? t(`game.${table.game}`) : "";
+  // A variant of its own words («Свара 32 по-старому»), else the game's description.
+  const own = table.variant && table.variant !== table.game;
+  const kind = !table.game ? "" : own ? variantTitle(ctx.lang, table.game, table.variant) : t(`game.${table.game}`);
   const caption = `<p class="caption" aria-hidden="true"><b>${esc(table.name)}</b><br>${esc(kind)}</p>`;
   return `<div class="oval game-${esc(table.game)} seats-${seats.length}"><div class="felt-inner">${centre}</div></div>${seatHtmls}${banner}${queue}${caption}${legendHtml}`;
 }

@@ -325,6 +325,10 @@ def test_amounts_carry_their_unit_and_times_are_the_viewers(
         )
         for balance in page.locator("#step-players .balance").all_inner_texts():
             assert amount.match(balance), balance
+        # A variant of its own words at its table: the header and the felt's caption.
+        page.goto(f"{web.url}/table/{evening.tables['svara32-traditional']}?watch=1")
+        pw_expect(page.locator("#table-game")).to_have_text("Свара 32 по-старому")
+        pw_expect(page.locator("#felt .caption")).to_contain_text("Свара 32 по-старому")
         page.goto(web.url + "/stats")
         assert result.match(page.locator("#stat-net").inner_text())
         assert amount.match(page.locator("#stat-biggest").inner_text())
