@@ -26,9 +26,6 @@ function stakes(s) {
     : t("lobby.stakes", { ante: s.ante });
 }
 
-/** A game by the name players call it («Классика», «Шаха», «Свара 32»), not its id. */
-const gameName = (game) => t(`game_name.${game}`);
-
 function tableRow(row) {
   const tr = document.createElement("tr");
   tr.className = "table-row";
@@ -46,8 +43,7 @@ function tableRow(row) {
   links.className = "table-links";
   links.append(link("play", `/table/${row.id}`, t("lobby.play")), " ", link("watch", `/table/${row.id}?watch=1`, t("lobby.watch")));
   name.append(link("", `/table/${row.id}`, row.name), " ", links);
-  const variant = cell("table-variant", gameName(row.game));
-  variant.title = variantTitle(lang, row.game, row.variant);
+  const variant = cell("table-variant", variantTitle(lang, row.game, row.variant));
   tr.append(name, variant, cell("table-stakes", stakes(row.stakes)),
     cell("table-seats", `${row.seated}/${row.seats}`), cell("table-queue", String(row.queue)));
   return tr;
