@@ -85,7 +85,8 @@ def amount(n: int) -> str:
 
 
 def money(n: int) -> str:
-    """«1 000 ₽» (i18n.js `money`)."""
+    """«1 000 ₽» (i18n.js `money`), its spaces no-break: the pages' tables are narrow and a
+    «₽» must not wrap away from its number."""
     return f"{MINUS if n < 0 else ''}{amount(n)}{THIN}₽"
 
 

@@ -1199,10 +1199,11 @@ export const LOCALES = { ru: "ru-RU", en: "en-GB", bg: "bg-BG" };
 
 const MINUS = "\u2212"; // a result's minus sign («−10 ₽»), not a hyphen
 
-/** «1 000 ₽»: an amount with its unit (app/i18n.py `money` writes the same). */
+/** «1 000 ₽»: an amount with its unit, every page's and the table's (app/i18n.py `money`
+ * writes the same for the server's pages, with no-break spaces for their narrow columns). */
 export function money(n) {
   const v = Number(n);
-  return `${v < 0 ? MINUS : ""}${Math.abs(v).toLocaleString("ru-RU")}\u00a0₽`;
+  return `${v < 0 ? MINUS : ""}${Math.abs(v).toLocaleString("ru-RU")} ₽`;
 }
 
 /** A result, signed: «+100 ₽», «−10 ₽», «0 ₽» (app/i18n.py `signed_money`). */

@@ -13,12 +13,12 @@
 
 import { cardHtml, cardName } from "./cards.js";
 import { gameOf } from "./games/index.js";
-import { variantTitle } from "./i18n.js";
+import { money, signedMoney, variantTitle } from "./i18n.js";
 
 const esc = (s) =>
   String(s ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
 
-export const money = (n) => `${Number(n).toLocaleString("ru-RU")} ₽`;
+export { money };
 
 /** Every `do` that is a player's decision (what «последние три решения» lists). */
 export const DECISIONS = new Set([
@@ -328,7 +328,7 @@ function seatHtml(seat, pos, k, state, ctx, players, last) {
   // This page's own: the connection's quality, «заглушён у вас» (static/js/voice_tuning.js).
   const tuned = ctx.tuningMarks?.(seat.name);
   if (tuned) marks.push(tuned);
-  if (won) marks.push(`<span class="mark won">+${money(won)}</span>`);
+  if (won) marks.push(`<span class="mark won">${signedMoney(won)}</span>`);
   if (between && seat.ready) marks.push(`<span class="mark ready">${t("ready")}</span>`);
   if (between && seat.skipping) marks.push(`<span class="mark skip">${t("skipping")}</span>`);
   const money_ = p ? p.balance : seat.balance;

@@ -4,7 +4,7 @@
 
 import { bannerFor, payees, renderBuyInTimer, renderTable } from "./render.js";
 import { loadScorer } from "./count.js";
-import { money, refusal, translator, variantTitle, withLang } from "./i18n.js";
+import { refusal, translator, variantTitle, withLang } from "./i18n.js";
 import { connect } from "./net.js";
 import { loadSettings } from "./settings.js";
 import { play } from "./sound.js";
