@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 system-deps:
 	@test -x /usr/bin/chromium || { apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
-	@# The bots' avatars are emoji: a colour emoji font draws them (screenshots too).
+	@# Chat lines may hold emoji: a colour emoji font draws them (the bots' avatars are SVG).
 	@test -f /usr/share/fonts/truetype/noto/NotoColorEmoji.ttf || { apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-noto-color-emoji; }
 	@# Redis and PostgreSQL for the scale-out test (tests/load/test_scale_out.py).

@@ -17,13 +17,14 @@ from typing import Any
 
 from flask import Blueprint, Flask, abort, jsonify, render_template, request
 
+from app import i18n, ledger
 from app.auth.service import current_user, login_required
 from app.chat import PHRASES
 from app.engine.games import GAMES
 from app.engine.scoring import ABSOLUTE_KEY, SCORERS
 from app.forms import form_error_key
 from app.lobby.service import get_lobby
-from app.models import Table, get_db
+from app.models import HOUSE, Table, get_db
 from app.table_rules import playable_variant
 
 bp = Blueprint("pages", __name__)
@@ -159,10 +160,15 @@ def table(table_id: int) -> Any:
         if variant is None:  # none, closed, or rules this version refuses
             abort(404)
     buy_in = None
+    balance = None
     if "buy_in_min" in variant.rules:
         ante = variant["ante"]
         buy_in = (variant["buy_in_min"] * ante, variant["buy_in_max"] * ante)
-    return render_template("table.html", table_id=table_id, phrases=PHRASES, buy_in=buy_in)
+        with get_db().session() as s:  # the dialog says what the account holds
+            balance = ledger.user_balance(s, user.id)
+    return render_template(
+        "table.html", table_id=table_id, phrases=PHRASES, buy_in=buy_in, balance=balance
+    )
 
 
 @bp.route("/rules")
@@ -219,3 +225,9 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(bp)
     app.jinja_env.globals["form_error_key"] = form_error_key
     app.jinja_env.globals["languages"] = LANGUAGES
+    # Amounts as every page writes them (app/i18n.py, static/js/i18n.js `money`).
+    app.jinja_env.globals["money"] = i18n.money
+    app.jinja_env.globals["signed_money"] = i18n.signed_money
+    app.jinja_env.globals["variant_title"] = i18n.variant_title
+    app.jinja_env.globals["utc_iso"] = i18n.utc_iso
+    app.jinja_env.globals["house"] = HOUSE

@@ -18,7 +18,7 @@ bp = Blueprint("pwa", __name__)
 
 STATIC = Path(__file__).resolve().parent.parent / "static"
 # What the worker stores on install: the shell of every page, in their static paths (the
-# table's per-game modules, static/js/games/, all of them).
+# table's per-game modules, static/js/games/, and the bots' avatars, all of them).
 SHELL = (
     "css/app.css",
     "css/table.css",
@@ -43,6 +43,8 @@ SHELL = (
     "icons/icon.svg",
     "icons/icon-192.png",
     "icons/icon-512.png",
+    # The bots' avatars (app/bots/seats.py ROSTER): pictures, drawn on any machine.
+    *sorted(f"img/avatars/{p.name}" for p in (STATIC / "img" / "avatars").glob("*.svg")),
 )
 ICONS = (
     ("icons/icon-192.png", "192x192", "image/png", "any"),

@@ -12,40 +12,20 @@ from pathlib import Path
 
 import pytest
 
+from app import i18n
 from app.engine.games import GAMES
+from app.i18n import read_dictionaries
 from app.pages import LANGUAGES, score_table
 
 ROOT = Path(__file__).resolve().parents[1]
-I18N = ROOT / "static" / "js" / "i18n.js"
 TEMPLATES = ROOT / "templates"
-ENTRY = re.compile(r'^  (?:"([^"]+)"|([A-Za-z_]\w*)): "((?:[^"\\]|\\.)*)",$')
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
 
 
-def dictionary(source: str, name: str) -> dict[str, str]:
-    """The entries of `const NAME = { … };` in i18n.js."""
-    lines = source.splitlines()
-    start = lines.index(f"const {name} = {{")
-    end = lines.index("};", start)
-    out: dict[str, str] = {}
-    for line in lines[start + 1 : end]:
-        if not line.strip() or line.strip().startswith("//"):
-            continue
-        found = ENTRY.match(line)
-        assert found, f"{name}: not one entry a line: {line!r}"
-        key = found.group(1) or found.group(2)
-        assert key not in out, f"{name}: {key} twice"
-        out[key] = found.group(3)
-    return out
-
-
 def dictionaries() -> dict[str, dict[str, str]]:
-    """The dictionaries `DICTS` exports, by language."""
-    source = I18N.read_text(encoding="utf-8")
-    exported = re.search(r"^export const DICTS = \{ (.*) \};$", source, re.M)
-    assert exported, "no DICTS in i18n.js"
-    pairs = dict(pair.split(": ") for pair in exported.group(1).split(", "))
-    return {lang: dictionary(source, const) for lang, const in pairs.items()}
+    """The dictionaries `DICTS` exports, by language, read afresh from the file (the
+    server's reader, app/i18n.py, which refuses a line that is not one entry)."""
+    return read_dictionaries(i18n.source().read_text(encoding="utf-8"))
 
 
 def test_the_browser_and_the_server_know_the_same_languages() -> None:
@@ -113,3 +93,27 @@ def test_the_quick_phrases_are_the_servers_in_every_language() -> None:
     assert [words["ru"][f"phrase.{i}"] for i in range(len(PHRASES))] == list(PHRASES)
     assert f"phrase.{len(PHRASES)}" not in words["ru"]
     assert words["en"]["phrase.0"] != words["ru"]["phrase.0"]
+
+
+def test_the_server_writes_cards_amounts_and_times_as_the_pages_do() -> None:
+    """app/i18n.py, for the hand's text file and the pages' first words: the deck's letters
+    of the language (static/js/cards.js `cardName`), the unit and a result's sign
+    (i18n.js `money`, `signedMoney`), a variant by its title, a moment in the viewer's zone."""
+    from datetime import UTC, datetime
+
+    assert [i18n.card_name(c, "ru") for c in ("Jk", "A♥", "Q♣", "10♠", "K♦", "J♠")] == [
+        "Джокер", "Т♥", "Д♣", "10♠", "К♦", "В♠",
+    ]  # fmt: skip
+    assert [i18n.card_name(c, "bg") for c in ("Jk", "A♥", "K♦")] == ["Жокер", "А♥", "П♦"]
+    assert [i18n.card_name(c, "en") for c in ("Jk", "A♥", "K♦")] == ["Joker", "A♥", "K♦"]
+    assert i18n.signed_money(-10) == "−10\u00a0₽" and i18n.signed_money(0) == "0\u00a0₽"
+    assert i18n.signed_money(1000) == "+1\u00a0000\u00a0₽"
+    assert i18n.variant_title("ru", "svara32", "svara32-traditional") == "Свара 32 по-старому"
+    assert i18n.variant_title("en", "classic", "classic") == "Classic"
+    assert i18n.variant_title("ru", "shaha36", "у Ивана") == "Шаха · у Ивана"  # a host's own
+    when = datetime(2026, 12, 1, 19, 2, tzinfo=UTC)
+    assert i18n.utc_iso(when) == "2026-12-01T19:02:00Z"
+    moscow = i18n.time_zone("Europe/Moscow")
+    assert i18n.local_time(when, moscow) == "2026-12-01 22:02 +03:00"
+    assert i18n.time_zone("Mars/Olympus") is UTC and i18n.time_zone(None) is UTC
+    assert i18n.language("bg") == "bg" and i18n.language("xx") == "ru"

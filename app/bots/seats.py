@@ -43,15 +43,17 @@ log = logging.getLogger(__name__)
 
 BOT_HASH = "!bot"  # not an argon2 hash: no password logs a bot in (app/auth/service.py)
 SID = "bot:"  # the socket ids of bots (their events go to `BotSeats.heard`)
-# Names and avatars: «Гэри» is the practice bot (B-1.4).
+# Names and avatars: «Гэри» is the practice bot (B-1.4). An avatar is the name of a picture
+# the server ships, static/img/avatars/<avatar>.svg (drawn on any machine, with or without a
+# colour emoji font).
 ROSTER: dict[str, str] = {
-    "Гэри": "🎩",
-    "Бот Вася": "🐻",
-    "Бот Зина": "🦊",
-    "Бот Толик": "🐺",
-    "Бот Люба": "🦉",
-    "Бот Петрович": "🐗",
-    "Бот Маша": "🐱",
+    "Гэри": "hat",
+    "Бот Вася": "bear",
+    "Бот Зина": "fox",
+    "Бот Толик": "wolf",
+    "Бот Люба": "owl",
+    "Бот Петрович": "boar",
+    "Бот Маша": "cat",
 }
 BANKROLL_ANTES = 100  # what a classic bot plays from (C-0.2), topped up between hands
 

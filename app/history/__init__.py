@@ -13,6 +13,7 @@ from typing import Any
 
 from flask import Blueprint, Flask, Response, abort, jsonify, render_template, request
 
+from app import i18n
 from app.auth.service import current_user, login_required
 from app.engine import handfile
 from app.engine.hand import RuleError
@@ -82,7 +83,14 @@ def replay(hand_id: int) -> Any:
         "steps": steps,
         "fair": service.fair_of(doc, hand.status, revealed),
     }
-    return render_template("hand.html", hand=hand, table=table, replay=replay)
+    return render_template(
+        "hand.html",
+        hand=hand,
+        table=table,
+        replay=replay,
+        table_variant=str(doc.get("variant")),
+        game=service.game_of(doc),
+    )
 
 
 @bp.route("/hands/<id:hand_id>.json")
@@ -97,9 +105,15 @@ def hand_file(hand_id: int) -> Any:
 @bp.route("/hands/<id:hand_id>.txt")
 @login_required
 def hand_text(hand_id: int) -> Any:
+    """The hand as text in the language and time zone of the page that asked (`?lang=`,
+    `?tz=`, which the replay page's link carries: the language is the device's setting,
+    static/js/settings.js, the zone the browser's)."""
     hand, table, viewer, revealed = _open(hand_id)
-    text = service.as_text(hand.hand_file, hand, table, viewer, revealed)
-    return Response(text, mimetype="text/plain; charset=utf-8")
+    lang = i18n.language(request.args.get("lang"))
+    zone = i18n.time_zone(request.args.get("tz"))
+    text = service.as_text(hand.hand_file, hand, table, viewer, revealed, lang, zone)
+    # `content_type`, not `mimetype`: Flask would add a second «; charset=utf-8» to it.
+    return Response(text, content_type="text/plain; charset=utf-8")
 
 
 @bp.route("/stats")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import UTC, datetime, tzinfo
 from typing import Any, NamedTuple
 
 from sqlalchemy import func
@@ -22,7 +22,8 @@ from sqlmodel import Session, col, select
 from app.admin.money import settle_up
 from app.engine import handfile
 from app.engine.hand import Hand, RuleError
-from app.engine.variants import get_variant
+from app.engine.variants import PRESETS, get_variant
+from app.i18n import DEFAULT, card_name, local_time, money, translate, variant_title
 from app.models import (
     CANCELLED,
     FINISHED,
@@ -46,16 +47,25 @@ class Missing(LookupError):
 
 
 class Row(NamedTuple):
-    """One hand in «Мои раздачи»: when, where, which game, his result."""
+    """One hand in «Мои раздачи»: when, where, which game (the table's variant and its
+    game, for its title in the page's words), his result."""
 
     id: int
     started: datetime
     table: str
     variant: str
+    game: str
     status: str
     net: int
     revealed: bool  # its shuffle's seeds are shown (`seeds_shown`)
     checkable: bool  # dealt with the players' seeds (`fair_of`): the page can check it
+
+
+def game_of(doc: dict[str, Any] | None) -> str:
+    """The game a stored hand was played in: its file names the preset it was played
+    under (handfile.record), a custom variant's base included."""
+    variant = PRESETS.get(str((doc or {}).get("variant")))
+    return variant.game if variant else ""
 
 
 def _mine(user_id: int) -> Any:
@@ -91,7 +101,8 @@ def my_hands(s: Session, user: User, page: int = 1, per_page: int = PAGE) -> tup
     for h, t, net in rows:
         assert h.id is not None  # sqlmodel types a row's id as optional; a stored row has one
         shown = h.seeds_revealed or t.closed
-        out.append(Row(h.id, h.started, t.name, t.variant, h.status, net, shown, _fair(h)))
+        game = game_of(h.hand_file)
+        out.append(Row(h.id, h.started, t.name, t.variant, game, h.status, net, shown, _fair(h)))
     return out[:per_page], len(out) > per_page
 
 
@@ -229,46 +240,83 @@ def players_copy(
     return {**copy, "deals": deals, "actions": doc.get("actions", [])}
 
 
+def _action_words(lang: str, game: str, action: dict[str, Any]) -> str:
+    """An action as the table's history says it (static/js/render.js `actionLabel`): the
+    game's word, the level it goes to where the word does not say it."""
+    do, to = action.get("do"), action.get("to")
+    if do == "timeout":
+        return translate(lang, "timeout")
+    if game == "classic" and do == "propose":
+        return translate(lang, f"classic.propose.{action.get('deal')}")
+    if game == "classic" and do in ("bet", "give_on") and to is not None:
+        return translate(lang, f"classic.{do}" + ("_to" if do == "give_on" else ""), to=to)
+    word = translate(lang, f"{game}.{do}")
+    return f"{word} {to}" if to is not None else word
+
+
 def as_text(
-    doc: dict[str, Any], hand: HandRecord, table: str, viewer: str | None, revealed: bool
+    doc: dict[str, Any],
+    hand: HandRecord,
+    table: str,
+    viewer: str | None,
+    revealed: bool,
+    lang: str = DEFAULT,
+    zone: tzinfo = UTC,
 ) -> str:
-    """The hand as readable text: who sat with what, each action with the pot after it,
-    the cards the viewer saw, the result and the shuffle's seeds."""
+    """The hand as readable text in the words of `lang` (the pages' vocabulary,
+    app/i18n.py): who sat with what, each action with the pot after it, the cards the viewer
+    saw in the deck's own letters, the result and — once `revealed` (docs/fairness.md) — the
+    shuffle's seeds; the time in the viewer's `zone`, its offset written."""
     try:
         all_steps = steps(doc, viewer)
     except (handfile.HandFileError, RuleError) as e:
         all_steps, refused = [], str(e)
     else:
         refused = ""
+    game = game_of(doc)
+
+    def t(key: str, **params: object) -> str:
+        return translate(lang, key, **params)
+
+    def cards(cs: Sequence[str | None]) -> str:
+        return " ".join(card_name(c, lang) if c else "??" for c in cs)
+
+    title = variant_title(lang, game, str(doc.get("variant"))) if game else doc.get("variant")
     lines = [
-        f"Hand {hand.id} · {table} · {doc['variant']} · {hand.started:%Y-%m-%d %H:%M} UTC",
-        "Players: " + ", ".join(f"{p['name']} ({p['balance']})" for p in doc["players"]),
-        f"Dealer: {doc['dealer']}",
+        f"{t('hand.title', id=hand.id)} · {table} · {title} · {local_time(hand.started, zone)}",
+        f"{t('text.players')}: "
+        + ", ".join(f"{p['name']} ({money(p['balance'])})" for p in doc["players"]),
+        f"{t('dealer_title')}: {doc['dealer']}",
     ]
-    for d, cards in enumerate(seen_cards(all_steps, doc)):
-        shown = "; ".join(f"{n}: {' '.join(c or '??' for c in cs)}" for n, cs in cards.items())
-        lines.append(f"Deal {d + 1}: {shown or '—'}")
+    for d, seen in enumerate(seen_cards(all_steps, doc)):
+        shown = "; ".join(f"{n}: {cards(cs)}" for n, cs in seen.items())
+        lines.append(f"{t('hand.dealt', n=d + 1)}: {shown or '—'}")
     for step in all_steps[1:]:
         a = step.action or {}
-        extra = "".join(f" {a[k]}" for k in ("to", "deal") if k in a)
-        lines.append(f"  {a.get('player')}: {a.get('do')}{extra}  (pot {step.view['pot']})")
+        pot = t("hand.pot", pot=money(step.view["pot"]))
+        lines.append(f"  {a.get('player')}: {_action_words(lang, game, a)}  ({pot})")
     if refused:
-        lines.append(f"The engine refuses this hand file: {refused}")
+        lines.append(t("text.refused", why=refused))
     result = all_steps[-1].view.get("result") if all_steps else None
     if result:
-        lines.append("Winners: " + ", ".join(result["winners"]))
-        lines.append("Balances: " + ", ".join(f"{n} {b}" for n, b in result["balances"].items()))
+        lines.append(f"{t('text.winners')}: " + ", ".join(result["winners"]))
+        lines.append(
+            f"{t('text.balances')}: "
+            + ", ".join(f"{n} {money(b)}" for n, b in result["balances"].items())
+        )
     first = doc["deals"][0]
     if "commit" in first:
-        lines.append(f"Commitment: {first['commit']}")
+        lines.append(f"{t('text.commit')}: {first['commit']}")
         if not revealed and viewer is not None:
-            lines.append("Seeds: shown when the table's session ends (docs/fairness.md)")
+            lines.append(t("text.seeds_later"))
         else:
-            lines.append(f"Server seed: {first.get('seed')}")
+            lines.append(f"{t('text.server_seed')}: {first.get('seed')}")
             for seed in doc.get("seeds", []):
-                kind = seed.get("kind") or ("drawn" if seed.get("drawn") else "")
+                kind = seed.get("kind")
+                said = t(f"text.kind.{kind}") if kind else t("text.drawn") if seed.get("drawn") else ""
                 lines.append(
-                    f"Seed of {seed['name']}: {seed['seed']}{f' ({kind})' if kind else ''}"
+                    f"{t('text.seed_of', name=seed['name'])}: {seed['seed']}"
+                    + (f" ({said})" if said else "")
                 )
     return "\n".join(lines) + "\n"
 

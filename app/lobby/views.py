@@ -8,7 +8,7 @@ from flask import Blueprint, abort, redirect, render_template, url_for
 from wtforms import BooleanField, IntegerField, SelectField, StringField
 from wtforms.validators import DataRequired, Length, NumberRange, Optional
 
-from app import ledger
+from app import i18n, ledger
 from app.auth.service import current_user, login_required
 from app.engine.variants import GAME_PARAMS, VariantError
 from app.forms import Form
@@ -34,10 +34,10 @@ GAME_NAMES = {"classic": "Классика", "shaha36": "Шаха", "svara32": "
 
 
 def variant_label(name: str, game: str) -> str:
-    """A variant as the form lists it: its game's name, and its own name when it is not the
-    game's own preset («Свара 32 · svara32-practice»)."""
-    title = GAME_NAMES.get(game, game)
-    return title if name == game else f"{title} · {name}"
+    """A variant as the form lists it before the page is translated (static/js/lobby.js
+    says it in the page's language): «Свара 32 по-старому», a host's own variant by its
+    name after its game's."""
+    return i18n.variant_title(i18n.DEFAULT, game, name)
 
 
 def _table_form() -> TableForm:

@@ -1,6 +1,8 @@
 // Cards drawn in SVG (no external assets). Suits are drawn as shapes, so they differ by
 // form and not only by colour; the four-colour option also gives ♦ and ♣ their own colours.
 
+import { translator } from "./i18n.js";
+
 const SUIT_SHAPES = {
   "♥": '<path d="M50 92C22 68 2 50 2 29 2 13 14 3 28 3c10 0 18 6 22 15 4-9 12-15 22-15 14 0 26 10 26 26 0 21-20 39-48 63z"/>',
   "♦": '<path d="M50 2 90 50 50 98 10 50z"/>',
@@ -21,27 +23,42 @@ function suitSvg(suit, x, y, size) {
   return `<g transform="translate(${x} ${y}) scale(${scale})">${SUIT_SHAPES[suit]}</g>`;
 }
 
-/** The court cards' and the ace's index letters by language: Russian decks letter В Д К Т,
- * Bulgarian ones В Д П А (вале, дама, поп, асо); English keeps J Q K A. */
-const RANKS = { ru: { J: "В", Q: "Д", K: "К", A: "Т" }, bg: { J: "В", Q: "Д", K: "П", A: "А" } };
+/** A card's index in the deck of `lang`: the court cards and the ace are the dictionary's
+ * letters (`card.J` …: Russian decks letter В Д К Т, Bulgarian ones В Д П А — вале, дама,
+ * поп, асо —, English keeps J Q K A); the numbers are the same everywhere. */
+function rankIn(rank, t) {
+  return "JQKA".includes(rank) ? t(`card.${rank}`) : rank;
+}
 
-/** The face of a card as an SVG string (viewBox 60×84), indexed in the deck of `lang`. */
+/** A card written in text («10♠», «Т♥», «Джокер»), as its face indexes it: the history,
+ * the replay and the hand's text file (app/i18n.py `card_name`) use this, never the
+ * engine's Latin «A♥» or «Jk». `t`: the page's translator (i18n.js). */
+export function cardName(text, t) {
+  if (!text) return "?";
+  const { rank, suit } = parseCard(text);
+  return rank === "Jk" ? t("card.joker") : `${rankIn(rank, t)}${suit}`;
+}
+
+/** The face of a card as an SVG string (viewBox 60×84), indexed in the deck of `lang`; the
+ * joker's word is the deck's too («Джокер»), its corner a star rather than a letter that
+ * reads as a jack. */
 export function cardFace(text, lang = "ru") {
   const { rank, suit } = parseCard(text);
+  const t = translator(lang);
   if (rank === "Jk") {
+    const word = t("card.joker");
     return (
       '<svg class="face joker" viewBox="0 0 60 84" aria-hidden="true">' +
       '<rect x="1" y="1" width="58" height="82" rx="6" class="paper"/>' +
-      '<text x="6" y="20" class="rank">J</text>' +
+      '<path class="star corner" d="M11 7l1.8 3.7 4 .6-2.9 2.8.7 4L11 16.2l-3.6 1.9.7-4-2.9-2.8 4-.6z"/>' +
       '<path class="star" d="M30 26l5.3 10.8 11.9 1.7-8.6 8.4 2 11.8L30 53.1l-10.6 5.6 2-11.8-8.6-8.4 11.9-1.7z"/>' +
-      '<text x="30" y="74" class="joker-word" text-anchor="middle">JOKER</text></svg>'
+      `<text x="30" y="74" class="joker-word" text-anchor="middle">${word}</text></svg>`
     );
   }
-  const shown = RANKS[lang]?.[rank] || rank;
   return (
     `<svg class="face ${SUIT_CLASS[suit]}" viewBox="0 0 60 84" aria-hidden="true">` +
     '<rect x="1" y="1" width="58" height="82" rx="6" class="paper"/>' +
-    `<text x="${rank === "10" ? 4 : 6}" y="21" class="rank">${shown}</text>` +
+    `<text x="${rank === "10" ? 4 : 6}" y="21" class="rank">${rankIn(rank, t)}</text>` +
     suitSvg(suit, 6, 25, 13) +
     suitSvg(suit, 17, 36, 36) +
     "</svg>"
@@ -54,7 +71,7 @@ export function cardFace(text, lang = "ru") {
  */
 export function cardHtml(text, { extra = "", delay = 0, index = 0, lang = "ru" } = {}) {
   const style = delay ? ` style="animation-delay:${delay}ms"` : "";
-  const label = text ? ` aria-label="${text}" data-card="${text}"` : ' aria-label="?"';
+  const label = text ? ` aria-label="${cardName(text, translator(lang))}" data-card="${text}"` : ' aria-label="?"';
   const inner = text ? cardFace(text, lang) : '<div class="back"></div>';
   return `<div class="card ${text ? "up" : "down"} ${extra}" data-index="${index}"${label}${style}>${inner}</div>`;
 }

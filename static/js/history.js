@@ -4,7 +4,8 @@
 // of the hand: pending until then, then a quiet ✓ or a loud alarm.
 
 import { available, checkCopy, handRecord, keepChecked } from "./fair.js";
-import { translator } from "./i18n.js";
+import { cardName } from "./cards.js";
+import { money, translator } from "./i18n.js";
 import { actionLabel } from "./render.js";
 import { loadSettings } from "./settings.js";
 
@@ -14,6 +15,16 @@ let at = 0;
 
 function t(key, params) {
   return translator(loadSettings().lang)(key, params);
+}
+
+/** The hand's text file in the viewer's language and time zone (app/history/ reads
+ * `?lang=` and `?tz=`). */
+function textLink() {
+  const link = document.getElementById("download-txt");
+  const url = new URL(link.href, location.href);
+  url.searchParams.set("lang", loadSettings().lang);
+  url.searchParams.set("tz", Intl.DateTimeFormat().resolvedOptions().timeZone);
+  link.href = url.pathname + url.search;
 }
 
 function cell(text, cls = "") {
@@ -36,18 +47,18 @@ function draw() {
   document.getElementById("step-action").textContent = a
     ? `${a.player}: ${actionLabel(game, a, t)}`
     : t("hand.dealt", { n: step.deal + 1 });
-  document.getElementById("step-pot").textContent = t("hand.pot", { pot: view.pot });
+  document.getElementById("step-pot").textContent = t("hand.pot", { pot: money(view.pot) });
   const body = document.querySelector("#step-players tbody");
   body.replaceChildren(
     ...view.players.map((p) => {
       const tr = document.createElement("tr");
       tr.dataset.player = p.name;
-      tr.append(cell(p.name), cell(String(p.balance), "balance"), cell(t(`hand.state.${p.state}`), "state"));
+      tr.append(cell(p.name), cell(money(p.balance), "balance"), cell(t(`hand.state.${p.state}`), "state"));
       const cards = cell("", "cards");
       for (const c of p.cards || []) {
         const span = document.createElement("span");
         span.className = "replay-card";
-        span.textContent = c || "?";
+        span.textContent = cardName(c, t);
         if (c) span.dataset.card = c;
         cards.append(span);
       }
@@ -104,6 +115,10 @@ document.addEventListener("keydown", (e) => {
   if (e.key === "ArrowLeft") document.getElementById("step-back").click();
   if (e.key === "ArrowRight") document.getElementById("step-forward").click();
 });
-globalThis.addEventListener("svara-settings", draw);
+globalThis.addEventListener("svara-settings", () => {
+  draw();
+  textLink();
+});
 draw();
+textLink();
 check();

@@ -118,7 +118,7 @@ const RU = {
   banner_split: "Игроки поделили банк",
   banner_look: "Смотрят карты",
   banner_win: "{name} забирает {amount} ₽",
-  look_lost_of: "{name} упал после просмотра",
+  look_lost_of: "После просмотра падает {name}",
   // between hands
   ready_btn: "Готов",
   skip_btn: "Пропустить",
@@ -202,28 +202,28 @@ const RU = {
   "ev.dark_closed": "темняшка закрыта",
   "ev.svara": "свара",
   "ev.split": "банк поделён",
-  "ev.look_result": "{player} смотрелся",
+  "ev.look_result": "{player} смотрится",
   "ev.refund": "возврат ставок",
   "ev.ante_player": "{player}: анте {amount} ₽",
   "ev.show_points": "{player} открывает карты: {points}",
   "ev.cards": "Ваши карты: {cards}",
   "ev.look_cards": "Карты при просмотре: {cards}",
-  "ev.look": "{player} смотрится с {target}: {loser} упал после просмотра",
-  "ev.look_tie": "{player} смотрится с {target}: очки равны, {loser} упал после просмотра",
+  "ev.look": "{player} и {target} смотрятся: после просмотра падает {loser}",
+  "ev.look_tie": "{player} и {target} смотрятся: очки равны, после просмотра падает {loser}",
   look_lost: "Упал после просмотра",
   "ev.vote_timeout": "время на ответ вышло: предложение отменено",
   "ev.svara_fee": "свара, взнос {fee} ₽",
   "ev.split_among": "банк поделён: {amounts}",
   "ev.dark_over": "тёмный круг окончен",
-  "ev.undark": "{player} открыл тёмный круг: дальше обычные ставки",
+  "ev.undark": "{player} открывает тёмный круг: дальше обычные ставки",
   "ev.no_betting": "ставок больше нет, ва-банк: {players}",
   "ev.rake": "комиссия стола {amount} ₽",
   "ev.return": "{player}: возврат {amount} ₽",
   "ev.svara_limit": "{svaras} свар подряд — банк делится",
   "ev.svara_again": "снова ничья — {round}-я свара подряд",
   "ev.tie": "равные очки: {players}",
-  "ev.svara_entry": "в свару вошли: {players}",
-  "ev.svara_entry_none": "в свару никто не вошёл",
+  "ev.svara_entry": "в сваре играют: {players}; вошли со взносом: {joined}",
+  "ev.svara_entry_none": "в сваре играют: {players}",
   by_timeout: "{label} (время вышло)",
   "svara32.dark": "Тёмный",
   no_history: "Пока ничего не произошло",
@@ -285,8 +285,8 @@ const RU = {
   "lobby.col_stakes": "Ставки",
   "lobby.col_seats": "Места",
   "lobby.col_queue": "Очередь",
-  "lobby.stakes": "анте {ante}",
-  "lobby.stakes_buy_in": "анте {ante}, бай-ин {min}–{max}",
+  "lobby.stakes": "анте {ante}\u00a0₽",
+  "lobby.stakes_buy_in": "анте {ante}\u00a0₽, бай-ин {min}–{max}\u00a0₽",
   "lobby.no_tables": "Открытых столов нет.",
   "lobby.new_table": "Новый стол",
   "lobby.open_table": "Открыть стол",
@@ -386,7 +386,6 @@ const RU = {
   "settle.link": "Расчёт за вечер",
   "settle.results": "Итоги",
   "settle.payments": "Кто кому платит",
-  "settle.pays": "{payer} → {payee}: {amount}",
   "settle.none": "Никто никому не должен.",
   "settle.back": "К столу",
   "fair.bad_drawn": "зерно {player} не выведено из зерна сервера",
@@ -402,6 +401,33 @@ const RU = {
   "fair.status.failed": "⚠ не сходится",
   "fair.status.unchecked": "не проверить",
   "hand.unreadable": "Эту раздачу не удаётся воспроизвести",
+  "card.J": "В",
+  "card.Q": "Д",
+  "card.K": "К",
+  "card.A": "Т",
+  "card.joker": "Джокер",
+  "variant.svara32-traditional": "Свара 32 по-старому",
+  "variant.svara32-practice": "Свара 32, практика",
+  house: "Касса",
+  "ev.cook_players": "банк варится, в сваре: {players}",
+  "ev.turned": "{player} открывает карту",
+  "shaha36.tap_hint": "Нажмите на карту, чтобы открыть её",
+  "svara32.tap_hint": "Нажмите на карты, чтобы посмотреть их",
+  buy_in_range: "Можно взять от {min} до {max}",
+  buy_in_balance: "На счёте: {balance}",
+  "text.players": "Игроки",
+  "text.refused": "Движок не принимает этот файл раздачи: {why}",
+  "text.winners": "Победители",
+  "text.balances": "Балансы",
+  "text.commit": "Обещание сервера",
+  "text.server_seed": "Зерно сервера",
+  "text.drawn": "выведено из зерна сервера",
+  "text.seeds_later": "Зёрна покажем, когда игра за этим столом закончится",
+  "text.kind.person": "игрок",
+  "text.kind.bot": "бот, выведено из зерна сервера",
+  "text.kind.silent": "страница без зерна, выведено из зерна сервера",
+  "text.seed_of": "Зерно игрока {name}",
+  "title.hand": "Раздача {id} · Свара",
 };
 
 const EN = {
@@ -479,7 +505,7 @@ const EN = {
   "form.mismatch": "The passwords do not match",
   "form.invalid": "Invalid value",
   reconnecting: "no connection · reconnecting…",
-  "game.classic": "classic, 37 cards",
+  "game.classic": "Classic, 37 cards",
   "game.shaha36": "36 cards, shaha",
   "game.svara32": "Svara 32",
   free_seat: "Free",
@@ -591,14 +617,14 @@ const EN = {
   "ev.dark_closed": "the dark line is closed",
   "ev.svara": "Svara",
   "ev.split": "pot split",
-  "ev.look_result": "{player} looked",
+  "ev.look_result": "{player} looks",
   "ev.refund": "bets refunded",
   "ev.ante_player": "{player}: ante {amount} ₽",
   "ev.show_points": "{player} shows: {points}",
   "ev.cards": "Your cards: {cards}",
   "ev.look_cards": "Cards compared: {cards}",
-  "ev.look": "{player} compares with {target}: {loser} is out after the look",
-  "ev.look_tie": "{player} compares with {target}: equal points, {loser} is out after the look",
+  "ev.look": "{player} and {target} compare hands: {loser} is out after the look",
+  "ev.look_tie": "{player} and {target} compare hands: equal points, {loser} is out after the look",
   look_lost: "Out after the look",
   "ev.vote_timeout": "no answer in time: proposal cancelled",
   "ev.svara_fee": "Svara, fee {fee} ₽",
@@ -611,8 +637,8 @@ const EN = {
   "ev.svara_limit": "{svaras} Svaras in a row — the pot is split",
   "ev.svara_again": "a tie again — Svara {round} in a row",
   "ev.tie": "equal points: {players}",
-  "ev.svara_entry": "joined the Svara: {players}",
-  "ev.svara_entry_none": "nobody joined the Svara",
+  "ev.svara_entry": "in the Svara: {players}; paid to join: {joined}",
+  "ev.svara_entry_none": "in the Svara: {players}",
   by_timeout: "{label} (timed out)",
   "svara32.dark": "Dark",
   no_history: "Nothing has happened yet",
@@ -672,8 +698,8 @@ const EN = {
   "lobby.col_stakes": "Stakes",
   "lobby.col_seats": "Seats",
   "lobby.col_queue": "Queue",
-  "lobby.stakes": "ante {ante}",
-  "lobby.stakes_buy_in": "ante {ante}, buy-in {min}–{max}",
+  "lobby.stakes": "ante {ante}\u00a0₽",
+  "lobby.stakes_buy_in": "ante {ante}\u00a0₽, buy-in {min}–{max}\u00a0₽",
   "lobby.no_tables": "No open tables.",
   "lobby.new_table": "New table",
   "lobby.open_table": "Open the table",
@@ -773,7 +799,6 @@ const EN = {
   "settle.link": "Tonight's settle-up",
   "settle.results": "Results",
   "settle.payments": "Who pays whom",
-  "settle.pays": "{payer} → {payee}: {amount}",
   "settle.none": "Nobody owes anybody.",
   "settle.back": "Back to the table",
   "fair.bad_drawn": "{player}'s drawn seed is not derived from the server's seed",
@@ -789,6 +814,33 @@ const EN = {
   "fair.status.failed": "⚠ failed",
   "fair.status.unchecked": "not checkable",
   "hand.unreadable": "This hand cannot be replayed",
+  "card.J": "J",
+  "card.Q": "Q",
+  "card.K": "K",
+  "card.A": "A",
+  "card.joker": "Joker",
+  "variant.svara32-traditional": "Svara 32, traditional",
+  "variant.svara32-practice": "Svara 32, practice",
+  house: "The house",
+  "ev.cook_players": "the pot is cooked, in the Svara: {players}",
+  "ev.turned": "{player} turns a card",
+  "shaha36.tap_hint": "Tap a card to turn it",
+  "svara32.tap_hint": "Tap the cards to look at them",
+  buy_in_range: "From {min} to {max}",
+  buy_in_balance: "Your balance: {balance}",
+  "text.players": "Players",
+  "text.refused": "The engine refuses this hand file: {why}",
+  "text.winners": "Winners",
+  "text.balances": "Balances",
+  "text.commit": "The server's commitment",
+  "text.server_seed": "Server seed",
+  "text.drawn": "drawn from the server's seed",
+  "text.seeds_later": "The seeds are shown once the game at this table is over",
+  "text.kind.person": "a player",
+  "text.kind.bot": "a bot, drawn from the server's seed",
+  "text.kind.silent": "a page that sent none, drawn from the server's seed",
+  "text.seed_of": "Seed of {name}",
+  "title.hand": "Hand {id} · Svara",
 };
 
 // Bulgarian: the words of Bulgarian tables (тесте, вале, поп, асо, «на тъмно», «Свара»).
@@ -901,7 +953,7 @@ const BG = {
   banner_split: "Играчите си поделиха банката",
   banner_look: "Сравняват картите",
   banner_win: "{name} печели {amount} ₽",
-  look_lost_of: "{name} пада след сравнението",
+  look_lost_of: "След сравнението пада {name}",
   ready_btn: "Готов",
   skip_btn: "Пропускам",
   dark_btn: "На тъмно",
@@ -979,14 +1031,14 @@ const BG = {
   "ev.dark_closed": "тъмното е затворено",
   "ev.svara": "свара",
   "ev.split": "банката е поделена",
-  "ev.look_result": "{player} се сравни",
+  "ev.look_result": "{player} се сравнява",
   "ev.refund": "залозите са върнати",
   "ev.ante_player": "{player}: анте {amount} ₽",
   "ev.show_points": "{player} показва картите: {points}",
   "ev.cards": "Вашите карти: {cards}",
   "ev.look_cards": "Сравнени карти: {cards}",
-  "ev.look": "{player} се сравнява с {target}: {loser} пада след сравнението",
-  "ev.look_tie": "{player} се сравнява с {target}: равни точки, {loser} пада след сравнението",
+  "ev.look": "{player} и {target} се сравняват: след сравнението пада {loser}",
+  "ev.look_tie": "{player} и {target} се сравняват: равни точки, след сравнението пада {loser}",
   look_lost: "Падна след сравнението",
   "ev.vote_timeout": "времето за отговор изтече: предложението отпада",
   "ev.svara_fee": "свара, вноска {fee} ₽",
@@ -999,8 +1051,8 @@ const BG = {
   "ev.svara_limit": "{svaras} свари подред — банката се дели",
   "ev.svara_again": "пак равенство — {round}-а свара подред",
   "ev.tie": "равни точки: {players}",
-  "ev.svara_entry": "в сварата влязоха: {players}",
-  "ev.svara_entry_none": "никой не влезе в сварата",
+  "ev.svara_entry": "в сварата играят: {players}; влязоха с вноска: {joined}",
+  "ev.svara_entry_none": "в сварата играят: {players}",
   by_timeout: "{label} (времето изтече)",
   "svara32.dark": "На тъмно",
   no_history: "Засега нищо не се е случило",
@@ -1060,8 +1112,8 @@ const BG = {
   "lobby.col_stakes": "Залози",
   "lobby.col_seats": "Места",
   "lobby.col_queue": "Опашка",
-  "lobby.stakes": "анте {ante}",
-  "lobby.stakes_buy_in": "анте {ante}, вход {min}–{max}",
+  "lobby.stakes": "анте {ante}\u00a0₽",
+  "lobby.stakes_buy_in": "анте {ante}\u00a0₽, вход {min}–{max}\u00a0₽",
   "lobby.no_tables": "Няма отворени маси.",
   "lobby.new_table": "Нова маса",
   "lobby.open_table": "Отвори маса",
@@ -1161,7 +1213,6 @@ const BG = {
   "settle.link": "Сметката за вечерта",
   "settle.results": "Резултати",
   "settle.payments": "Кой на кого плаща",
-  "settle.pays": "{payer} → {payee}: {amount}",
   "settle.none": "Никой на никого не дължи.",
   "settle.back": "Към масата",
   "fair.bad_drawn": "зърното на {player} не е изведено от зърното на сървъра",
@@ -1177,6 +1228,33 @@ const BG = {
   "fair.status.failed": "⚠ не съвпада",
   "fair.status.unchecked": "не може да се провери",
   "hand.unreadable": "Това раздаване не може да се възпроизведе",
+  "card.J": "В",
+  "card.Q": "Д",
+  "card.K": "П",
+  "card.A": "А",
+  "card.joker": "Жокер",
+  "variant.svara32-traditional": "Свара 32 по старому",
+  "variant.svara32-practice": "Свара 32, тренировка",
+  house: "Касата",
+  "ev.cook_players": "банката отива в свара, в сварата: {players}",
+  "ev.turned": "{player} обръща карта",
+  "shaha36.tap_hint": "Докоснете карта, за да я обърнете",
+  "svara32.tap_hint": "Докоснете картите, за да ги видите",
+  buy_in_range: "Може от {min} до {max}",
+  buy_in_balance: "По сметката: {balance}",
+  "text.players": "Играчи",
+  "text.refused": "Двигателят не приема този файл на раздаването: {why}",
+  "text.winners": "Победители",
+  "text.balances": "Баланси",
+  "text.commit": "Обещание на сървъра",
+  "text.server_seed": "Зърно на сървъра",
+  "text.drawn": "изведено от зърното на сървъра",
+  "text.seeds_later": "Зърната ще се покажат, когато играта на тази маса свърши",
+  "text.kind.person": "играч",
+  "text.kind.bot": "бот, изведено от зърното на сървъра",
+  "text.kind.silent": "страница без зърно, изведено от зърното на сървъра",
+  "text.seed_of": "Зърно на играча {name}",
+  "title.hand": "Раздаване {id} · Свара",
 };
 
 export const DICTS = { ru: RU, en: EN, bg: BG };
@@ -1186,6 +1264,39 @@ export function translate(lang, key, params = {}) {
   const dict = DICTS[lang] || RU;
   const text = dict[key] ?? RU[key] ?? key;
   return text.replace(/\{(\w+)\}/g, (_, name) => (name in params ? String(params[name]) : ""));
+}
+
+/** The pages' locales for numbers and times (Intl), by language. */
+export const LOCALES = { ru: "ru-RU", en: "en-GB", bg: "bg-BG" };
+
+const MINUS = "\u2212"; // a result's minus sign («−10 ₽»), not a hyphen
+
+/** «1 000 ₽»: an amount with its unit, every page's and the table's (app/i18n.py `money`
+ * writes the same for the server's pages, with no-break spaces for their narrow columns). */
+export function money(n) {
+  const v = Number(n);
+  return `${v < 0 ? MINUS : ""}${Math.abs(v).toLocaleString("ru-RU")} ₽`;
+}
+
+/** A result, signed: «+100 ₽», «−10 ₽», «0 ₽» (app/i18n.py `signed_money`). */
+export function signedMoney(n) {
+  return `${Number(n) > 0 ? "+" : ""}${money(n)}`;
+}
+
+/** A table's variant by the name players call it (app/i18n.py `variant_title`): the game's
+ * own preset is the game's name, a preset with words of its own («Свара 32 по-старому») is
+ * those, a host's custom variant is its name after the game's. */
+export function variantTitle(lang, game, variant) {
+  const name = translate(lang, `game_name.${game}`);
+  if (!variant || variant === game) return name;
+  return `variant.${variant}` in RU ? translate(lang, `variant.${variant}`) : `${name} · ${variant}`;
+}
+
+/** A moment (an ISO string) in the viewer's time zone and the page's locale. */
+export function formatTime(iso, lang) {
+  const when = new Date(iso);
+  if (Number.isNaN(when.getTime())) return "";
+  return new Intl.DateTimeFormat(LOCALES[lang] || LOCALES.ru, { dateStyle: "medium", timeStyle: "short" }).format(when);
 }
 
 /** Refusals whose server reason says what exactly was wrong (the rule an illegal action
@@ -1230,6 +1341,9 @@ export function translatePage(root, lang) {
     el.setAttribute("aria-label", text);
     for (const shown of ["title", "placeholder"]) if (el.hasAttribute(shown)) el.setAttribute(shown, text);
   }
+  // Times come from the server in UTC (`<time datetime="…Z">`): shown in the viewer's zone.
+  for (const el of root.querySelectorAll("time[datetime]")) el.textContent = formatTime(el.dateTime, lang);
+  for (const el of root.querySelectorAll("[data-variant]")) el.textContent = variantTitle(lang, el.dataset.game, el.dataset.variant);
   root.documentElement.lang = lang;
   root.documentElement.classList.remove("translating"); // shown now (see _pwa_head.html)
 }

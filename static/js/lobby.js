@@ -1,7 +1,7 @@
 // The lobby page: live table list and lobby chat over Socket.IO (docs/protocol.md, «Lobby»).
 // Text from the server is only ever put into the page with textContent (never as HTML).
 import { io } from "/static/vendor/socket.io.esm.min.js";
-import { refusal, translator } from "./i18n.js";
+import { refusal, translator, variantTitle } from "./i18n.js";
 import { loadSettings } from "./settings.js";
 
 const rows = document.getElementById("table-rows");
@@ -26,9 +26,6 @@ function stakes(s) {
     : t("lobby.stakes", { ante: s.ante });
 }
 
-/** A game by the name players call it («Классика», «Шаха», «Свара 32»), not its id. */
-const gameName = (game) => t(`game_name.${game}`);
-
 function tableRow(row) {
   const tr = document.createElement("tr");
   tr.className = "table-row";
@@ -46,20 +43,19 @@ function tableRow(row) {
   links.className = "table-links";
   links.append(link("play", `/table/${row.id}`, t("lobby.play")), " ", link("watch", `/table/${row.id}?watch=1`, t("lobby.watch")));
   name.append(link("", `/table/${row.id}`, row.name), " ", links);
-  const variant = cell("table-variant", gameName(row.game));
-  variant.title = row.variant;
+  const variant = cell("table-variant", variantTitle(lang, row.game, row.variant));
   tr.append(name, variant, cell("table-stakes", stakes(row.stakes)),
     cell("table-seats", `${row.seated}/${row.seats}`), cell("table-queue", String(row.queue)));
   return tr;
 }
 
-/** The form's variants under their games' names in the page's language («Свара 32 ·
- * svara32-practice» for a variant that is not the game's own). */
+/** The form's variants by their names in the page's language («Свара 32 по-старому»; a
+ * host's own variant by its name after its game's). */
 const variants = document.querySelector("#new-table select[name=variant]");
 const variantGames = JSON.parse(variants?.dataset.games || "{}");
 for (const option of variants?.options || []) {
   const game = variantGames[option.value];
-  if (game) option.textContent = option.value === game ? gameName(game) : `${gameName(game)} · ${option.value}`;
+  if (game) option.textContent = variantTitle(lang, game, option.value);
 }
 
 function showTable(t) {

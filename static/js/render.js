@@ -11,13 +11,14 @@
 //         speaking (Set of names), tuningMarks (name → this page's own voice marks of that seat,
 //         HTML)}
 
-import { cardHtml } from "./cards.js";
+import { cardHtml, cardName } from "./cards.js";
 import { gameOf } from "./games/index.js";
+import { money, signedMoney, variantTitle } from "./i18n.js";
 
 const esc = (s) =>
   String(s ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
 
-export const money = (n) => `${Number(n).toLocaleString("ru-RU")} ₽`;
+export { money };
 
 /** Every `do` that is a player's decision (what «последние три решения» lists). */
 export const DECISIONS = new Set([
@@ -130,10 +131,12 @@ export function decisions(view) {
 }
 
 /** A player's choice, not something the table did for him: a hand opening by itself at the
- * showdown (S-6.2), a showdown without «Показать» (B-3.2) or the table cooking a tie (C-5.4,
- * no player) is not one. */
+ * showdown (S-6.2), a showdown without «Показать» (B-3.2), the table cooking a tie (C-5.4,
+ * no player) or a card turned over in shaha36 (S-1.3, free and nobody's business: C-4.15's
+ * last three are the bets) is not one. */
 function isDecision(game, e) {
-  return Boolean(e.player) && DECISIONS.has(e.kind) && !e.by_itself && (e.kind !== "show" || gameOf(game).showIsDecision);
+  const own = gameOf(game);
+  return Boolean(e.player) && DECISIONS.has(e.kind) && !e.by_itself && (e.kind !== "show" || own.showIsDecision) && (e.kind !== "look" || own.lookIsDecision);
 }
 
 /** A decision the server took for a player whose timer ran out (C-1.7, S-3.4, B-1.5). */
@@ -220,8 +223,10 @@ function pointsText(e, t) {
 const EVENT_WORDS = {
   ante: (e, t) => (e.player ? t("ev.ante_player", { player: e.player, amount: e.amount }) : t("ev.ante", { amount: e.amount })),
   award: (e, t) => payees(e).map(([name, amount]) => t("ev.award", { player: name, amount: amount ?? "" })).join(", "),
-  cards: (e, t) => t("ev.cards", { cards: names(e.cards) }),
-  look_cards: (e, t) => t("ev.look_cards", { cards: Object.entries(e.cards || {}).map(([n, c]) => `${n} ${c.join(" ")}`).join("; ") }),
+  cards: (e, t) => t("ev.cards", { cards: (e.cards || []).map((c) => cardName(c, t)).join(", ") }),
+  look_cards: (e, t) => t("ev.look_cards", { cards: Object.entries(e.cards || {}).map(([n, c]) => `${n} ${c.map((x) => cardName(x, t)).join(" ")}`).join("; ") }),
+  // shaha36's turned card (S-1.3): in the history, not a decision.
+  look: (e, t) => t("ev.turned", { player: e.player }),
   show: (e, t) => ("points" in e ? t("ev.show_points", { player: e.player, points: pointsText(e, t) }) : t("ev.show", { player: e.player })),
   split: (e, t) => {
     const who = payees(e).map(([name, amount]) => (amount == null ? name : `${name} ${money(amount)}`));
@@ -232,7 +237,16 @@ const EVENT_WORDS = {
     // S-7.5, C-7.6: a tie in a Svara deals the next one at once.
     return e.round > 1 ? `${t("ev.svara_again", { round: e.round })}: ${text}` : text;
   },
-  svara_entry: (e, t) => (e.joined?.length ? t("ev.svara_entry", { players: names(e.joined) }) : t("ev.svara_entry_none")),
+  // B-5.2: the tied play the Svara anyway; the entry says who plays it and who paid to join
+  // (not «nobody entered» when two tied heads-up play it).
+  svara_entry: (e, t, events) => {
+    const svara = events.slice(0, Math.max(0, events.indexOf(e))).findLast((x) => x.kind === "svara");
+    const tied = svara?.players || svara?.tied || [];
+    const joined = e.joined || [];
+    const playing = names([...tied, ...joined.filter((n) => !tied.includes(n))]);
+    if (joined.length) return t("ev.svara_entry", { players: playing, joined: names(joined) });
+    return tied.length ? t("ev.svara_entry_none", { players: playing }) : t("ev.svara");
+  },
   vote_cancelled: (e, t) => t(e.why === "timeout" ? "ev.vote_timeout" : "ev.vote_cancelled"),
   no_betting: (e, t) => t("ev.no_betting", { players: names(e.players) }),
   tie: (e, t) => t("ev.tie", { players: names(e.players) }),
@@ -241,11 +255,12 @@ const EVENT_WORDS = {
 EVENT_WORDS.win = EVENT_WORDS.award;
 
 /** One event of the hand in the page's words; "" for a kind this page has no words for
- * (tests/browser/test_words.py renders every kind the engines emit). */
-export function eventText(game, e, t) {
+ * (tests/browser/test_words.py renders every kind the engines emit). `events`: the hand's
+ * events it is one of, for the words that depend on what came before. */
+export function eventText(game, e, t, events = []) {
   if (isDecision(game, e)) return decisionText(game, e, t);
   const own = EVENT_WORDS[e.kind];
-  if (own) return own(e, t);
+  if (own) return own(e, t, events);
   const key = `ev.${e.kind}`;
   const text = t(key, { player: e.player ?? "", amount: e.amount ?? e.pot ?? "" });
   return text === key ? "" : text;
@@ -313,7 +328,7 @@ function seatHtml(seat, pos, k, state, ctx, players, last) {
   // This page's own: the connection's quality, «заглушён у вас» (static/js/voice_tuning.js).
   const tuned = ctx.tuningMarks?.(seat.name);
   if (tuned) marks.push(tuned);
-  if (won) marks.push(`<span class="mark won">+${money(won)}</span>`);
+  if (won) marks.push(`<span class="mark won">${signedMoney(won)}</span>`);
   if (between && seat.ready) marks.push(`<span class="mark ready">${t("ready")}</span>`);
   if (between && seat.skipping) marks.push(`<span class="mark skip">${t("skipping")}</span>`);
   const money_ = p ? p.balance : seat.balance;
@@ -328,9 +343,10 @@ function seatHtml(seat, pos, k, state, ctx, players, last) {
   const inward = (q, f) => ({ x: 50 + f * (q.x - 50), y: 50 + f * (q.y - 50) });
   const stake = p && p.paid && view.phase !== "finished" ? `<div class="stake" style="${placeStyle(inward(pos.wide, 0.5), inward(pos.narrow, 0.45))}" data-stake="${esc(seat.name)}"><i class="chip"></i>${money(p.paid)}</div>` : "";
   const bubble = last ? `<div class="bubble">${esc(last)}</div>` : "";
-  // A bot shows its own avatar (app/bots/ROSTER); a person the first letter of his name.
-  const face = seat.bot && seat.avatar
-    ? `<span class="bot-face" role="img" aria-label="${t("bot_title")}">${esc(seat.avatar)}</span>`
+  // A bot shows its own avatar, a picture the server ships (app/bots/ROSTER,
+  // static/img/avatars/); a person the first letter of his name.
+  const face = seat.bot && /^[a-z]+$/.test(seat.avatar ?? "")
+    ? `<img class="bot-face" src="/static/img/avatars/${seat.avatar}.svg" alt="${t("bot_title")}" width="32" height="32">`
     : `<span class="initial">${esc([...seat.name][0].toUpperCase())}</span>`;
   return (
     `<div class="${classes.join(" ")}" style="${placeStyle(pos.wide, pos.narrow)}" data-seat="${esc(seat.name)}">` +
@@ -360,7 +376,7 @@ export function renderFelt(state, ctx) {
   const centre =
     `<div class="centre">` +
     `<div class="pot" data-pot><i class="chip"></i><span>${t("pot")}</span> <b>${money(view?.pot ?? 0)}</b></div>` +
-    (view?.level ? `<div class="level">${t("level")} ${esc(view.level)}</div>` : "") +
+    (view?.level ? `<div class="level">${t("level")} ${money(view.level)}</div>` : "") +
     (view?.round ? `<div class="round">${t("round", { n: view.round })}</div>` : "") +
     (view ? "" : `<div class="idle">${state.me && state.seats.some((s) => s?.name === state.me) ? t("waiting") : t("spectator")}</div>`) +
     `<ol class="last3">${last3}</ol>` +
@@ -381,7 +397,9 @@ export function renderFelt(state, ctx) {
     seatHtmls.includes('class="mark dark"') ? `<span><i class="mark dark">${t("dark_mark")}</i> ${t("dark_title")}</span>` : "",
   ].join("");
   const legendHtml = legend ? `<p class="legend">${legend}</p>` : "";
-  const kind = table.game ? t(`game.${table.game}`) : "";
+  // A variant of its own words («Свара 32 по-старому»), else the game's description.
+  const own = table.variant && table.variant !== table.game;
+  const kind = !table.game ? "" : own ? variantTitle(ctx.lang, table.game, table.variant) : t(`game.${table.game}`);
   const caption = `<p class="caption" aria-hidden="true"><b>${esc(table.name)}</b><br>${esc(kind)}</p>`;
   return `<div class="oval game-${esc(table.game)} seats-${seats.length}"><div class="felt-inner">${centre}</div></div>${seatHtmls}${banner}${queue}${caption}${legendHtml}`;
 }
@@ -421,7 +439,9 @@ export function renderHand(state, ctx) {
     }
   }
   const folded = p.state === "folded" ? " folded" : "";
-  return `<div class="my-cards${folded}">${cards.join("")}</div>${count}`;
+  // A phone shows no `title`: the hint that a card turns over is written (S-1.3, B-4.3).
+  const hint = tapToLook && threeCards(p).some((c) => !c) ? `<p class="tap-hint">${esc(ctx.t(`${game}.tap_hint`))}</p>` : "";
+  return `<div class="my-cards${folded}">${cards.join("")}</div>${hint}${count}`;
 }
 
 function button(a, game, t, extra = "") {
@@ -542,7 +562,7 @@ export function renderHistory(state, ctx) {
   const { view } = state;
   const events = view?.events || [];
   if (!events.length) return `<p class="empty">${ctx.t("no_history")}</p>`;
-  const lines = events.map((e) => [e, eventText(view.game, e, ctx.t)]).filter(([, text]) => text);
+  const lines = events.map((e) => [e, eventText(view.game, e, ctx.t, events)]).filter(([, text]) => text);
   return `<ol class="history-list">${lines.map(([e, text]) => `<li class="ev-${esc(e.kind)}">${esc(text)}</li>`).join("")}</ol>`;
 }
 
@@ -579,9 +599,13 @@ export function bannerFor(event, t, view) {
   const game = view?.game;
   if (event.kind === "svara") {
     const tied = event.tied || event.players || [];
+    // C-5.4: after «Варить» the players had no equal points; the pot was cooked.
+    const events = view?.events || [];
+    const at = events.findLastIndex((x) => x.kind === "svara" && x.round === event.round);
+    const cooked = events[at - 1]?.kind === "cook";
     const detail = [
       event.round > 1 ? t("ev.svara_again", { round: event.round }) : "",
-      tied.length ? t("ev.tie", { players: names(tied) }) : "",
+      tied.length ? t(cooked ? "ev.cook_players" : "ev.tie", { players: names(tied) }) : "",
       event.fee ? t("svara_fee", { fee: event.fee }) : "",
     ];
     return { kind: "svara", text: t("banner_svara"), detail: detail.filter(Boolean).join(" · "), ms: 4000 };

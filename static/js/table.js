@@ -4,7 +4,7 @@
 
 import { bannerFor, payees, renderBuyInTimer, renderTable } from "./render.js";
 import { loadScorer } from "./count.js";
-import { refusal, translator, withLang } from "./i18n.js";
+import { refusal, translator, variantTitle, withLang } from "./i18n.js";
 import { connect } from "./net.js";
 import { loadSettings } from "./settings.js";
 import { onRefused, play, unlockSound } from "./sound.js";
@@ -68,7 +68,8 @@ function draw() {
   document.body.classList.toggle("my-turn", (state.view?.awaiting || []).includes(state.me));
   $("#table-name").textContent = state.table.name || "";
   const { game, variant } = state.table;
-  const kind = game ? t(`game.${game}`) + (variant && variant !== game ? ` · ${variant}` : "") : "";
+  // A variant of its own words («Свара 32 по-старому»), else the game's description.
+  const kind = !game ? "" : variant && variant !== game ? variantTitle(settings.lang, game, variant) : t(`game.${game}`);
   $("#table-game").textContent = kind;
   if (game) $("#rules-link").href = withLang(`/rules/${game}`, settings.lang);
   if (state.version != null) document.body.dataset.version = state.version;

@@ -57,12 +57,13 @@ def test_classic_look_cook_svara_split_reload(people: list[Player], artifacts: P
     for p in people:
         expect(p.page.locator(".banner.look .banner-text")).to_have_text("Смотрят карты")
     anna.shot(artifacts, "classic-look")
-    expect(looker.page.locator(".last3 li").last).to_contain_text(f"{looker.name} смотрится с ")
+    expect(looker.page.locator(".last3 li").last).to_contain_text(f"{looker.name} и ")
+    expect(looker.page.locator(".last3 li").last).to_contain_text(" смотрятся: ")
     table.play_until("Готов", FINISH)
     table.over()
     history = anna.page.locator("#history-list")
     anna.page.click('[data-panel="history-panel"]')
-    expect(history.locator("li", has_text=" смотрится с ")).to_have_count(1)
+    expect(history.locator("li", has_text=" смотрятся: ")).to_have_count(1)
     anna.page.click("#history-panel [data-close]")
 
     # The first «Готов» starts the gathering timer (C-1.3): a ring on everyone who has not
@@ -148,7 +149,7 @@ def test_classic_dark_and_the_privileged_look(
     table.start(dark=dark, dark_label="Темнить")
     for p in players:
         expect(p.page.locator(f'.seat[data-seat="{dark.name}"] .mark.dark')).to_be_visible()
-        expect(p.page.locator(".level")).to_have_text("Ставка 30")
+        expect(p.page.locator(".level")).to_have_text("Ставка 30 ₽")
     expect(dark.page.locator(".my-cards .card.up")).to_have_count(0)
     # The others answer 30 until the word reaches the dark player; nobody may look yet.
     for _ in range(3):

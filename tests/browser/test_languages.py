@@ -44,6 +44,11 @@ VISIBLE_TEXT = """() => {
 }"""
 
 
+# A lobby row's stakes, each amount with its unit.
+STAKES_EN = re.compile(r"^ante \d+\s₽, buy-in \d+–\d+\s₽$")
+STAKES_RU = re.compile(r"^анте \d+\s₽, бай-ин \d+–\d+\s₽$")
+
+
 def choose_language(page: Page, base: str, label: str) -> None:
     """The settings page's language switch, as a player flips it (saved on the device)."""
     page.goto(base + "/settings")
@@ -143,10 +148,10 @@ def test_login_register_and_lobby_follow_the_language_setting(
         page.wait_for_url(re.compile(r"/table/\d+$"))  # «Открыть стол» opens the table
         page.goto(web.url + "/")
         row = page.locator("#table-rows tr", has_text=table)
-        pw_expect(row.locator(".table-stakes")).to_have_text(re.compile(r"^ante \d+, buy-in "))
+        pw_expect(row.locator(".table-stakes")).to_have_text(STAKES_EN)
         pw_expect(row.locator(".table-variant")).to_have_text("Shaha")
         page.reload()
-        pw_expect(row.locator(".table-stakes")).to_have_text(re.compile(r"^ante \d+, buy-in "))
+        pw_expect(row.locator(".table-stakes")).to_have_text(STAKES_EN)
         pw_expect(page.locator(".lobby-own-tables li", has_text=table)).to_contain_text("bots: 0")
         # A lobby refusal (no code: lines faster than CHAT_RATE) in words, with its reason.
         lobby_joined(page)
@@ -163,7 +168,7 @@ def test_login_register_and_lobby_follow_the_language_setting(
         page.goto(web.url + "/")
         pw_expect(page.locator("html")).to_have_attribute("lang", "ru")
         pw_expect(page.locator("#tables-title")).to_have_text("Столы")
-        pw_expect(row.locator(".table-stakes")).to_have_text(re.compile(r"^анте \d+, бай-ин "))
+        pw_expect(row.locator(".table-stakes")).to_have_text(STAKES_RU)
         pw_expect(page.locator("#practice button")).to_have_text("Играть с Гэри · Свара 32")
         assert errors == []
     finally:

@@ -17,6 +17,8 @@ export const DEFAULTS = {
   wordSaysLevel: false,
   /** Whether a showdown `show` event is the player's decision (svara32 has no «Показать»). */
   showIsDecision: true,
+  /** Whether a look is a decision of the last three (C-4.15): turning cards is not (S-1.3). */
+  lookIsDecision: true,
   /** Whether a seat shows that its player has looked at his cards (S-1.3). */
   looksMark: false,
   /** Whether the viewer looks by tapping a face-down card (S-1.3, B-4.3). */

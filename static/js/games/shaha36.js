@@ -5,6 +5,7 @@ export default {
   name: "shaha36",
   dialogDo: new Set(["cook", "split", "join", "skip"]),
   looksMark: true,
+  lookIsDecision: false,
   tapToLook: true,
   lookButton: false,
   dialog(view, has, t) {

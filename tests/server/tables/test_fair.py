@@ -17,6 +17,7 @@ from app.engine.hand import Seat, shuffled_deals
 from app.engine.scoring import SCORERS
 from app.engine.variants import PRESETS
 from app.history import service as history
+from app.i18n import signed_money
 from app.models import HandRecord, User
 from app.tables.fair import fair_view
 from tests.faults.test_database import locked
@@ -308,11 +309,11 @@ def test_my_hands_are_mine_alone(fast: Server) -> None:
     net = balances(fast, [players[0].name])[players[0].name] - 1000
     stats = me.http.get(f"{fast.url}/stats")
     assert stats.status_code == 200 and 'id="stat-hands">2<' in stats.text
-    assert f'id="stat-net">{net:+d}<' in stats.text
+    assert f'id="stat-net">{signed_money(net)}<' in stats.text
     assert f'id="stat-wins">{int(page1[0].net > 0) + int(page2[0].net > 0)}<' in stats.text
     settle = me.http.get(f"{fast.url}/table/{table}/settle")
     assert settle.status_code == 200 and players[1].name in settle.text
-    assert f"{net:+d}" in settle.text
+    assert signed_money(net) in settle.text
     assert stranger.http.get(f"{fast.url}/table/{table}/settle").status_code == 404
     # A stored file whose server seed was changed: his copy and its text still come, and
     # `svara verify` (check_document) says what is wrong.
@@ -331,7 +332,8 @@ def test_my_hands_are_mine_alone(fast: Server) -> None:
     problems = check_document(admin.http.get(f"{fast.url}/hands/{hand_id}.json").json()).problems
     assert problems[0] == "deal 0: the seed does not open the commitment"
     assert all("does not open the commitment" in p for p in problems)
-    assert "refuses" in me.http.get(f"{fast.url}/hands/{hand_id}.txt").text
+    assert "refuses" in me.http.get(f"{fast.url}/hands/{hand_id}.txt?lang=en").text
+    assert "не принимает" in me.http.get(f"{fast.url}/hands/{hand_id}.txt").text
     assert me.http.get(f"{fast.url}/hands/{hand_id}").status_code == 200
     assert me.http.get(f"{fast.url}/hands?page=0").status_code == 400
     assert me.http.get(f"{fast.url}/stats?since=yesterday").status_code == 400
