@@ -382,6 +382,12 @@ const RU = {
   "settle.back": "К столу",
   "fair.bad_drawn": "зерно {player} не выведено из зерна сервера",
   "hand.unreadable": "Эту раздачу не удаётся воспроизвести",
+  // the evening: invites, the host's page, asking for chips, bots without a house
+  "login.invited": "Вас пригласили за стол «{table}»",
+  "register.have_account": "Уже есть учётная запись?",
+  "lobby.renew_invite": "Новая ссылка",
+  "lobby.renew_hint": "старая перестанет открывать стол",
+  // (end of the evening's words)
 };
 
 const EN = {
@@ -749,6 +755,12 @@ const EN = {
   "settle.back": "Back to the table",
   "fair.bad_drawn": "{player}'s drawn seed is not derived from the server's seed",
   "hand.unreadable": "This hand cannot be replayed",
+  // the evening: invites, the host's page, asking for chips, bots without a house
+  "login.invited": "You are invited to the table «{table}»",
+  "register.have_account": "Already have an account?",
+  "lobby.renew_invite": "New link",
+  "lobby.renew_hint": "the old one will stop opening the table",
+  // (end of the evening's words)
 };
 
 // Bulgarian: the words of Bulgarian tables (тесте, вале, поп, асо, «на тъмно», «Свара»).
@@ -1117,6 +1129,12 @@ const BG = {
   "settle.back": "Към масата",
   "fair.bad_drawn": "зърното на {player} не е изведено от зърното на сървъра",
   "hand.unreadable": "Това раздаване не може да се възпроизведе",
+  // the evening: invites, the host's page, asking for chips, bots without a house
+  "login.invited": "Поканени сте на масата «{table}»",
+  "register.have_account": "Вече имате профил?",
+  "lobby.renew_invite": "Нова връзка",
+  "lobby.renew_hint": "старата вече няма да отваря масата",
+  // (end of the evening's words)
 };
 
 export const DICTS = { ru: RU, en: EN, bg: BG };
