@@ -82,6 +82,22 @@ def grant_house(s: Session, amount: int, reason: str, actor: str = CLI) -> dict[
     return {"house": have + amount, "amount": amount, "entry": row.id}
 
 
+DEMO_BOTS = 2  # the bots `make run`'s first start seats at the demo table
+DEMO_REASON = "the demo's float for the bots (first start)"
+
+
+def demo_float(s: Session, demo: Table | None, amount: int) -> None:
+    """The first start of a demo (`make run`: `DEMO_HOUSE`): the house gets `amount` for
+    the bots — a grant like any other, with its ledger row — and the demo table two bots,
+    so a player with money has opponents at once (docs/hosting.md, «The host's page»)."""
+    if amount <= 0:
+        return
+    grant_house(s, amount, DEMO_REASON, actor="svara serve")
+    if demo is not None:
+        demo.bots = DEMO_BOTS
+        s.add(demo)
+
+
 def show_house(s: Session) -> dict[str, Any]:
     """The house: its balance (rake, and what it keeps for the bots) and what the bots hold
     of its money now."""
