@@ -69,7 +69,8 @@ export function tableHostAsks(socket, t, { badge, list }) {
 /** The player's side: under the «Не хватает денег» note, who can add money and the
  * «Попросить фишки» form; the answer is said in place. `hosts`: [{name, online}]. */
 export class AskChips {
-  constructor(socket, t, { root, tableId, hosts }) {
+  constructor(socket, t, { root, tableId, hosts, toast }) {
+    this.toast = toast;
     this.socket = socket;
     this.t = t;
     this.root = root;
@@ -83,7 +84,9 @@ export class AskChips {
     socket.on("money:answered", (r) => {
       if (this.pending !== r.id) return;
       this.pending = null;
-      this.say(this.t()(r.status === "approved" ? "asks.approved" : "asks.declined", { by: r.by, amount: r.amount }));
+      const text = this.t()(r.status === "approved" ? "asks.approved" : "asks.declined", { by: r.by, amount: r.amount });
+      this.say(text);
+      this.toast?.(text);
       root.querySelector("form").hidden = r.status === "approved";
     });
   }

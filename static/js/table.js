@@ -236,7 +236,7 @@ let wantsSeat = false;
 // tab has its own and takes nothing over.
 const { socket, end } = connect($("[data-net]"), t, { table: tableId });
 // «Попросить фишки» for a player short of money, the requests' badge for an administrator.
-const asking = new AskChips(socket, () => t, { root: $("#ask-chips"), tableId, hosts: JSON.parse($("#ask-chips").dataset.hosts) });
+const asking = new AskChips(socket, () => t, { root: $("#ask-chips"), tableId, hosts: JSON.parse($("#ask-chips").dataset.hosts), toast: (text) => toast(text) });
 if ($("#asks-badge")) tableHostAsks(socket, () => t, { badge: $("#asks-badge"), list: $("#asks-list") });
 /** His balance changed (a grant, an approved request): no stale «Не хватает денег», and a
  * player refused a seat for money tries again — at a table of stacks the buy-in is asked. */
