@@ -127,10 +127,10 @@ def test_a_friend_signs_up_from_the_invite_asks_for_chips_and_is_seated(
         f"«{friend.name}» получил 500 ₽ по своей просьбе"
     )
     # The friend's page: the money came, the note went, and he sits (C-1.2) — no reload.
+    pw_expect(fp.locator("#toast")).to_have_text(f"{host.name} дал вам 500 ₽")
     pw_expect(fp.locator(f'.seat[data-seat="{friend.name}"]')).to_be_visible()
     pw_expect(fp.locator(".note")).to_have_count(0)
     pw_expect(ask).to_be_hidden()
-    pw_expect(fp.locator("#toast")).to_have_text(f"{host.name} дал вам 500 ₽")
     assert f"/table/{table_id}" in fp.url
     _both_sizes(fp, friend, artifacts, "evening-seated-after-grant")
     assert _grants(web, friend.name) == [(500, f"request from {friend.name}", host.name)]
