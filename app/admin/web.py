@@ -74,6 +74,7 @@ WORDS = {
     "admin.approved": "«{name}» получил {amount} ₽ по своей просьбе",
     "admin.declined": "Просьба «{name}» отклонена",
 }
+SECTIONS = ["asks", "accounts", "house", "tables"]  # the page's parts that say what was done
 #: The sentences that say what was done; every other one says why nothing was.
 DONE = {"admin.granted", "admin.house_granted", "admin.stood", "admin.closed", "admin.approved",
         "admin.declined"}  # fmt: skip
@@ -202,7 +203,8 @@ def _accounts(s: Session, seats: list[dict[str, Any]]) -> list[dict[str, Any]]:
             Account.kind == STACK, Account.balance > 0
         )
     ):
-        stacks[user_id].append({"table": names.get(table_id, table_id), "amount": amount})
+        if user_id is not None:
+            stacks[user_id].append({"table": names.get(table_id, table_id), "amount": amount})
     sitting: dict[str, list[str]] = defaultdict(list)
     for table in seats:
         for player in table["players"]:
@@ -229,7 +231,9 @@ def _accounts(s: Session, seats: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def _messages() -> dict[str, list[Said]]:
     """What the last form did or why it was refused, by the section it belongs to."""
     out: dict[str, list[Said]] = defaultdict(list)
-    for section, message in get_flashed_messages(with_categories=True):
+    flashed = get_flashed_messages(with_categories=True, category_filter=SECTIONS)
+    # Not typed (next line): with categories Flask gives (category, message) pairs.
+    for section, message in flashed:  # type: ignore[str-unpack]
         data = json.loads(message)
         out[section].append(said(data["key"], **data["args"]))
     return out

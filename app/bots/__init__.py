@@ -196,7 +196,7 @@ def own_tables() -> list[dict[str, Any]]:
     live = {t.id: t for t in current_app.extensions[TABLES].live()}
     refused = {}
     for message in get_flashed_messages(category_filter=[BOTS_SAID]):
-        said = json.loads(message)
+        said = json.loads(str(message))
         refused[said.pop("table")] = said
     return [
         {
