@@ -21,12 +21,13 @@ from playwright.sync_api import Page
 from playwright.sync_api import expect as pw_expect
 from sqlmodel import col, select
 
-from app.models import Account, LedgerEntry, User
+from app.models import Account, LedgerEntry, Table, User
 from tests.server.conftest import Browser as Http
 from tests.server.conftest import Server, unique_name
 from tests.server.tablekit import admin, database
 
 from .conftest import DESKTOP, PASSWORD, TIMEOUT_MS, Crowd, Player
+from .test_languages import CYRILLIC, RUSSIAN_LETTERS, choose_language
 
 PHONE = {"width": 390, "height": 844}
 
@@ -242,3 +243,59 @@ def test_the_hosts_page_is_for_administrators_only(web: Server) -> None:
     sent = player.http.post(web.url + "/admin/house", data={"amount": "5", "reason": "x"})
     assert sent.status_code in (400, 404)
     assert requests.get(web.url + "/admin", allow_redirects=False, timeout=20).status_code == 302
+
+
+VISIBLE = """() => {
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  const out = [document.title];
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const text = node.textContent.trim();
+    if (text && node.parentElement.checkVisibility()) out.push(text);
+  }
+  for (const el of document.querySelectorAll("[aria-label], [placeholder]")) {
+    out.push(el.ariaLabel || "", el.placeholder || "");
+  }
+  return out;
+}"""
+
+
+def _words_left(page: Page, web: Server) -> list[str]:
+    """The page's visible words in Cyrillic, but for what players named (accounts, tables)."""
+    db = database(web)
+    with db.session() as s:
+        names = [*s.exec(select(User.name)).all(), *s.exec(select(Table.name)).all()]
+    db.dispose()
+    left = []
+    for text in page.evaluate(VISIBLE):
+        for name in sorted(names, key=len, reverse=True):
+            text = text.replace(name, "")
+        if CYRILLIC.search(text):
+            left.append(text)
+    return left
+
+
+def test_the_hosts_page_speaks_the_chosen_language(web: Server, crowd: Crowd) -> None:
+    """English or Bulgarian chosen: every word of «Вечер», its results and its refusals too,
+    is in that language (no Russian but the players' own names)."""
+    host = _host(crowd, web)
+    hp = host.page
+    for label, lang, title, refusal in (
+        ("English", "en", "The evening", "Check the fields"),
+        ("Български", "bg", "Вечерта", "Проверете полетата"),
+    ):
+        choose_language(hp, web.url, label)
+        hp.goto(web.url + "/admin")
+        pw_expect(hp.locator("h1")).to_have_text(title)
+        row = hp.locator(f'tr.account[data-account="{host.name}"]')
+        row.locator("input[name=amount]").fill("0")
+        row.locator("input[name=reason]").fill("x")
+        row.locator("input[name=amount]").evaluate("el => el.removeAttribute('min')")
+        row.locator("button[value=give]").click()
+        pw_expect(hp.locator("#accounts .admin-said.refused")).to_contain_text(refusal)
+        left = _words_left(hp, web)
+        if lang == "en":
+            assert left == [], left
+        else:
+            assert not [w for w in left if RUSSIAN_LETTERS.search(w)], left
+    choose_language(hp, web.url, "Русский")
+    assert all("status of 400" in e for e in host.errors), host.errors
