@@ -89,8 +89,23 @@ def test_a_friend_signs_up_from_the_invite_asks_for_chips_and_is_seated(
     page.fill("#new-table input[name=name]", "Пятница")
     page.check("#new-table input[name=private]")
     page.click("#new-table button[type=submit]")
+    row = page.locator(".private-row", has_text="Пятница")
+    old = row.locator(".invite-link").input_value()
+    # «Новая ссылка»: the old link stops opening the table.
+    row.get_by_role("button", name="Новая ссылка").click()
+    pw_expect(page).to_have_url(re.compile(r"/#private-tables$"))
     link = page.locator(".private-row", has_text="Пятница").locator(".invite-link").input_value()
+    assert link != old
+    _both_sizes(page, maria, artifacts, "evening-invite-renewed")
+    assert requests.get(old, allow_redirects=False, timeout=20).status_code == 302  # to login
+    assert maria.context.request.get(old).status == 404
     host = _host(crowd, web)
+    # At a table of his own the host has the badge of requests too (and answers there).
+    at_table = host.context.new_page()
+    at_table.goto(web.url + "/table/1?watch=1")
+    pw_expect(at_table.locator(".seat").first).to_be_visible()
+    badge = at_table.locator("#asks-badge")
+    pw_expect(badge).to_be_hidden()
     friend = _person(crowd, unique_name("Ёж"), PHONE)
     fp = friend.page
     fp.goto(link)
@@ -123,6 +138,14 @@ def test_a_friend_signs_up_from_the_invite_asks_for_chips_and_is_seated(
     pw_expect(request).to_have_text(re.compile(f"{friend.name} просит 500 ₽ \\(стол «Пятница»\\)"))
     pw_expect(hp.locator("#asks-count")).to_be_visible()
     _both_sizes(hp, host, artifacts, "evening-admin-request")
+    pw_expect(badge).to_be_visible()
+    pw_expect(badge.locator(".badge")).to_have_text("1")
+    badge.click()
+    pw_expect(at_table.locator("#asks-list .ask", has_text=friend.name)).to_be_visible()
+    at_table.set_viewport_size(PHONE)
+    at_table.screenshot(path=str(artifacts / "evening-table-requests-390x844.png"))
+    at_table.set_viewport_size(DESKTOP)
+    at_table.screenshot(path=str(artifacts / "evening-table-requests-1280x800.png"))
     request.get_by_role("button", name="Дать").click()
     pw_expect(hp.locator("#asks .admin-said")).to_have_text(
         f"«{friend.name}» получил 500 ₽ по своей просьбе"
@@ -132,6 +155,7 @@ def test_a_friend_signs_up_from_the_invite_asks_for_chips_and_is_seated(
     pw_expect(fp.locator(f'.seat[data-seat="{friend.name}"]')).to_be_visible()
     pw_expect(fp.locator(".note")).to_have_count(0)
     pw_expect(ask).to_be_hidden()
+    pw_expect(badge).to_be_hidden()  # answered: gone from every administrator's page
     assert f"/table/{table_id}" in fp.url
     _both_sizes(fp, friend, artifacts, "evening-seated-after-grant")
     assert _grants(web, friend.name) == [(500, f"request from {friend.name}", host.name)]
