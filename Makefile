@@ -28,8 +28,11 @@ system-deps:
 	  apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq caddy nginx coturn; }
 
+# The demo's first start puts this much in the house for the bots (docs/hosting.md).
+DEMO_HOUSE ?= 10000
+
 run: $(STAMP)
-	$(VENV)/bin/svara serve
+	SVARA_DEMO_HOUSE=$(DEMO_HOUSE) $(VENV)/bin/svara serve
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

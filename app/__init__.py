@@ -28,6 +28,8 @@ FEATURES = (
     "app.tables",  # start: recover unfinished hands (C-8.5), start the timers
     "app.bots",  # start: the bots of open tables sit down
     "app.admin.live",  # start: apply the admin CLI's changes as they come (admin/notices.py)
+    "app.admin.requests",  # «Попросить фишки»: the money:* events
+    "app.admin.web",  # the host's page, /admin
     "app.voice.sockets",  # start: the voice chat's SFU process, supervised; stop: end it
     "app.pages",
     "app.history",

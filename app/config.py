@@ -63,6 +63,13 @@ DEFAULTS: dict[str, Any] = {
     "SIGNUP_RATE": "10/hour",
     "SIGNUP_RATE_TOTAL": "100/hour",
     "RATE_LIMIT_STORAGE": "memory://",
+    # «Попросить фишки» (app/admin/requests.py): the most one request asks for, and how
+    # many requests a player may send (the `limits` library's notation).
+    "ASK_MAX": 100_000,
+    "ASK_RATE": "5/hour",
+    # The first start of `svara serve` grants the house this much for the bots, and seats
+    # two of them at the demo table (`make run` sets it; 0: the house starts empty).
+    "DEMO_HOUSE": 0,
     # Password hashes computed at once (off the event loop; None: half the cores, at least
     # one — the rest stay with the tables), and how many more may wait.
     "HASH_THREADS": None,

@@ -161,11 +161,13 @@ def move(
     table_id: int | None = None,
     reason: str = "",
     grant: bool = False,
+    actor: str = "",
 ) -> list[LedgerEntry]:
     """Write one movement: a row per leg and the matching balance changes, or nothing.
 
     Legs must sum to zero unless `grant`. Raises LedgerError if an account would go below
-    zero; the caller's session is then rolled back by `Database.session`.
+    zero; the caller's session is then rolled back by `Database.session`. `actor`: who moved
+    the money by hand (an administrator's grant), kept in every row.
     """
     legs = [leg for leg in legs if leg.amount != 0]
     if not legs:
@@ -173,7 +175,7 @@ def move(
     if not grant and sum(leg.amount for leg in legs) != 0:
         raise LedgerError(f"{kind}: the legs of a movement must sum to zero")
     rows = _movement(
-        [(leg.account.id, leg.amount) for leg in legs], kind, hand_id, table_id, reason
+        [(leg.account.id, leg.amount) for leg in legs], kind, hand_id, table_id, reason, actor
     )
     _write(s, rows)
     return list(  # read back: the rows were inserted without ORM objects
@@ -194,12 +196,14 @@ def _movement(
     hand_id: int | None,
     table_id: int | None,
     reason: str,
+    actor: str = "",
 ) -> list[Entry]:
     """The rows of one movement: `(account id, amount)` legs sharing a movement id."""
     movement, now = uuid.uuid4().hex, utcnow()
     return [
         {"account_id": account_id, "amount": amount, "kind": kind, "movement": movement,
-         "hand_id": hand_id, "table_id": table_id, "reason": reason, "created": now}
+         "hand_id": hand_id, "table_id": table_id, "reason": reason, "created": now,
+         "actor": actor}
         for account_id, amount in legs
     ]  # fmt: skip
 
@@ -282,20 +286,22 @@ def _positive(amount: int, kind: str) -> None:
         raise LedgerError(f"{kind}: an amount must be positive, got {amount}")
 
 
-def grant(s: Session, user: User, amount: int, reason: str) -> LedgerEntry:
-    """An admin adds (or, negative, takes) money; a balance never goes below 0 (C-0.1) nor
-    above MAX_AMOUNT."""
+def grant(s: Session, user: User, amount: int, reason: str, actor: str = "") -> LedgerEntry:
+    """An admin (`actor`) adds (or, negative, takes) money; a balance never goes below 0
+    (C-0.1) nor above MAX_AMOUNT."""
     assert user.id is not None
-    return _grant(s, user_account(s, user.id), amount, reason, user.name)
+    return _grant(s, user_account(s, user.id), amount, reason, user.name, actor)
 
 
-def grant_house(s: Session, amount: int, reason: str) -> LedgerEntry:
-    """An admin funds (or, negative, takes from) the house: the bots' stakes at money
-    tables come from it (docs/rules.md, «Bots»)."""
-    return _grant(s, house_account(s), amount, reason, "the house")
+def grant_house(s: Session, amount: int, reason: str, actor: str = "") -> LedgerEntry:
+    """An admin (`actor`) funds (or, negative, takes from) the house: the bots' stakes at
+    money tables come from it (docs/rules.md, «Bots»)."""
+    return _grant(s, house_account(s), amount, reason, "the house", actor)
 
 
-def _grant(s: Session, account: Account, amount: int, reason: str, who: str) -> LedgerEntry:
+def _grant(
+    s: Session, account: Account, amount: int, reason: str, who: str, actor: str
+) -> LedgerEntry:
     """The one movement that is not zero-sum, bounded by ±MAX_AMOUNT and a balance of at
     most MAX_AMOUNT (docs/hosting.md, «Administration»)."""
     if amount == 0:
@@ -305,7 +311,7 @@ def _grant(s: Session, account: Account, amount: int, reason: str, who: str) -> 
     have = balance(s, account)
     if have + amount > MAX_AMOUNT:
         raise LedgerError(f"a balance holds at most {MAX_AMOUNT}: {who} has {have}")
-    (row,) = move(s, [Leg(account, amount)], GRANT, reason=reason, grant=True)
+    (row,) = move(s, [Leg(account, amount)], GRANT, reason=reason, grant=True, actor=actor)
     return row
 
 

@@ -1,8 +1,10 @@
 """`svara serve`: start the web server on one instance folder.
 
 The first start creates the schema (later starts upgrade it), an `admin` account with a
-generated password shown only then, and a demo `classic` table. The address is printed once
-the port is listening, so whoever started the server (a person, a test) may connect at once.
+generated password shown only then, and a demo `classic` table; with `DEMO_HOUSE` (`make
+run` sets it) the house gets that much for the bots and two of them sit at the demo table.
+The address is printed once the port is listening, so whoever started the server (a person,
+a test) may connect at once.
 """
 
 from __future__ import annotations
@@ -73,6 +75,7 @@ def serve(
         eventlet.monkey_patch()
 
     from app import create_app, start, stop
+    from app.admin.money import demo_float
     from app.auth.service import ADMIN_NAME, ensure_admin
     from app.backup import BackupError, hold_serving
     from app.config import instance_folder
@@ -104,7 +107,9 @@ def serve(
             raise click.ClickException(str(e)) from None
     with app.app_context(), get_db().session() as s:
         password = ensure_admin(s)
-        ensure_demo_table(s)
+        demo = ensure_demo_table(s)
+        if password is not None:  # the first start (`make run`: the demo's house for bots)
+            demo_float(s, demo, int(app.config["DEMO_HOUSE"]))
 
     def ready(address: str) -> None:
         # The password first: once "listening" is printed, everything about the start is.

@@ -35,33 +35,67 @@ from .settle import settle
 from .users import get_user
 
 RECENT = 20
+CLI = "svara admin"  # the actor of a grant made on the command line
 
 
-def grant(s: Session, name: str, amount: int, reason: str) -> dict[str, Any]:
-    """Add (or, negative, take) money; AdminError for zero, no reason or an overdraft."""
+def _checked(amount: int, reason: str) -> str:
+    """A grant's reason, stripped; AdminError for a zero amount or no reason."""
+    if amount == 0:
+        raise AdminError("the amount must not be zero", "admin.zero")
+    if not reason.strip():
+        raise AdminError("a grant needs a reason", "admin.no_reason")
+    return reason.strip()
+
+
+def grant(s: Session, name: str, amount: int, reason: str, actor: str = CLI) -> dict[str, Any]:
+    """Add (or, negative, take) money; AdminError for zero, no reason or an overdraft.
+    `actor`: who did it, kept in the ledger row (an administrator's name on the host's page)."""
     user = get_user(s, name)
     assert user.id is not None
-    if amount == 0:
-        raise AdminError("the amount must not be zero")
-    if not reason.strip():
-        raise AdminError("a grant needs a reason")
+    reason = _checked(amount, reason)
     have = ledger.user_balance(s, user.id)
     if have + amount < 0:
-        raise AdminError(f"{user.name} has {have}: cannot take {-amount} (never below 0)")
-    row = ledger.grant(s, user, amount, reason.strip())
+        raise AdminError(
+            f"{user.name} has {have}: cannot take {-amount} (never below 0)",
+            "admin.overdraft",
+            name=user.name,
+            have=have,
+            take=-amount,
+        )
+    row = ledger.grant(s, user, amount, reason, actor)
     return {"user": user.name, "amount": amount, "balance": have + amount, "entry": row.id}
 
 
-def grant_house(s: Session, amount: int, reason: str) -> dict[str, Any]:
+def grant_house(s: Session, amount: int, reason: str, actor: str = CLI) -> dict[str, Any]:
     """Fund (or, negative, take from) the house, whose money stakes the bots at money
     tables (docs/rules.md, «Bots»); AdminError for no reason, LedgerError past the bounds."""
-    if not reason.strip():
-        raise AdminError("a grant needs a reason")
+    reason = _checked(amount, reason)
     have = ledger.balance(s, ledger.house_account(s))
     if have + amount < 0:
-        raise AdminError(f"the house has {have}: cannot take {-amount} (never below 0)")
-    row = ledger.grant_house(s, amount, reason.strip())
+        raise AdminError(
+            f"the house has {have}: cannot take {-amount} (never below 0)",
+            "admin.house_overdraft",
+            have=have,
+            take=-amount,
+        )
+    row = ledger.grant_house(s, amount, reason, actor)
     return {"house": have + amount, "amount": amount, "entry": row.id}
+
+
+DEMO_BOTS = 2  # the bots `make run`'s first start seats at the demo table
+DEMO_REASON = "the demo's float for the bots (first start)"
+
+
+def demo_float(s: Session, demo: Table | None, amount: int) -> None:
+    """The first start of a demo (`make run`: `DEMO_HOUSE`): the house gets `amount` for
+    the bots — a grant like any other, with its ledger row — and the demo table two bots,
+    so a player with money has opponents at once (docs/hosting.md, «The host's page»)."""
+    if amount <= 0:
+        return
+    grant_house(s, amount, DEMO_REASON, actor="svara serve")
+    if demo is not None:
+        demo.bots = DEMO_BOTS
+        s.add(demo)
 
 
 def show_house(s: Session) -> dict[str, Any]:
@@ -81,6 +115,7 @@ def entry_row(entry: LedgerEntry, account: Account) -> dict[str, Any]:
         "hand": entry.hand_id,
         "table": entry.table_id,
         "reason": entry.reason,
+        "actor": entry.actor,
     }
 
 

@@ -22,7 +22,7 @@ def get_user(s: Session, name: str) -> User:
     """The user of this name, or AdminError."""
     user = find_user(s, name)
     if user is None:
-        raise AdminError(f"unknown user {name!r}")
+        raise AdminError(f"unknown user {name!r}", "admin.no_user", name=name)
     return user
 
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import urlsplit
 
 from flask import Blueprint, current_app, redirect, render_template, request, url_for
 from flask_socketio import disconnect
 
 from app.extensions import socketio
+from app.lobby.invites import invited_to, safe_next
 from app.models import get_db
 from app.names import name_key
 
@@ -24,13 +24,23 @@ ENDED = "session:ended"
 BUSY_RETRY = 2  # seconds: every hash thread was taken (app/auth/hashing.py)
 
 
+def _next() -> str | None:
+    """The page the visitor came for (a table, an invite link: app/lobby/invites.py), kept
+    from the login to the sign-up and back; only a path of this site."""
+    return safe_next(request.args.get("next"))
+
+
 def _next_page() -> str:
-    """Where to go after logging in: a local path only (never another site)."""
-    target = request.args.get("next", "")
-    parts = urlsplit(target)
-    if target.startswith("/") and not target.startswith(("//", "/\\")) and not parts.netloc:
-        return target
-    return url_for("lobby.index")
+    """Where to go after logging in or signing up: `next`, else the lobby."""
+    return _next() or url_for("lobby.index")
+
+
+def _page(template: str, form: Any, error: AccountError | None) -> str:
+    """A login or sign-up page, naming the table its `next` leads to («Вас пригласили за
+    стол «Пятница»»), a private one only through its invite link."""
+    return render_template(
+        template, form=form, error=error, next=_next(), invited=invited_to(get_db(), _next())
+    )
 
 
 def _bad_next() -> AccountError | None:
@@ -96,7 +106,7 @@ def login() -> Any:
                     return redirect(_next_page())
     elif form.errors:
         status = 400
-    return render_template("login.html", form=form, error=error), status, headers
+    return _page("login.html", form, error), status, headers
 
 
 @bp.route("/register", methods=["GET", "POST"])
@@ -104,7 +114,9 @@ def register() -> Any:
     form = RegisterForm()
     error: AccountError | None = None
     status, headers = 200, dict[str, str]()
-    if form.validate_on_submit():
+    if (bad := _bad_next()) is not None:
+        error, status = bad, 400
+    elif form.validate_on_submit():
         minimum = current_app.config["PASSWORD_MIN_LENGTH"]
         try:
             if wait := _limits().attempt(SIGNUP, request.remote_addr or ""):
@@ -130,10 +142,10 @@ def register() -> Any:
             error, status, headers = _too_many(BUSY_RETRY, "account.busy")
         else:
             log_in(user)
-            return redirect(url_for("lobby.index"))
+            return redirect(_next_page())
     elif form.errors:
         status = 400
-    return render_template("register.html", form=form, error=error), status, headers
+    return _page("register.html", form, error), status, headers
 
 
 @bp.route("/logout", methods=["POST"])

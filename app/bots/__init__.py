@@ -12,12 +12,22 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-from flask import Blueprint, Flask, abort, current_app, redirect, request, url_for
+from flask import (
+    Blueprint,
+    Flask,
+    current_app,
+    flash,
+    get_flashed_messages,
+    redirect,
+    request,
+    url_for,
+)
 from sqlmodel import col, select
 
-from app import protocol
+from app import ledger, protocol
 from app.auth.presence import Player
 from app.auth.service import current_user, login_required
 from app.engine.variants import get_variant
@@ -34,7 +44,7 @@ from .seats import ROSTER, BotSeats
 
 EXTENSION = "svara.bots"
 PRACTICE = "svara32-practice"
-
+BOTS_SAID = "bots"  # the flashed refusal of the lobby's bots switch
 bp = Blueprint("bots", __name__)
 
 
@@ -124,7 +134,7 @@ def toggle(user_id: int, table_id: int, fill: bool) -> list[str]:
         names = fill_table(app, live.id)
         snap = live.snapshot()
         if not names and _bots().room(snap) and not snap.variant.rules.get("practice"):
-            raise TableError("money", "the house has no money to stake the bots")
+            raise house_short(app, _bots().stake(snap))
         return names
     names = _bots().clear(live)
     app.extensions[LOBBY].publish(live.id)
@@ -148,8 +158,24 @@ def toggle_form(table_id: int) -> Any:
     try:
         toggle(user.id, table_id, request.form.get("fill") == "1")
     except TableError as refused:
-        abort(403, refused.reason)
+        # Said in place, under the table's row of «Мои столы» (`own_tables`), in the page's
+        # words: how much the house has, what a bot needs, who can fund it.
+        flash(json.dumps({"table": table_id, "code": refused.code, **refused.fields}), BOTS_SAID)
+        return redirect(url_for("lobby.index", _anchor="own-tables"))
     return redirect(url_for("lobby.index"))
+
+
+def house_short(app: Flask, need: int) -> TableError:
+    """The refusal of bots the house cannot stake (`house`): what it holds, what one
+    needs (docs/rules.md, «Bots»)."""
+    with app.extensions[DB].session() as s:
+        house = ledger.balance(s, ledger.house_account(s))
+    return TableError(
+        "house",
+        f"the house has {house}, a bot here needs {need}: an administrator funds the house "
+        "(the host's page /admin, svara admin house grant)",
+        fields={"house": house, "need": need},
+    )
 
 
 @bp.app_template_global()
@@ -168,8 +194,17 @@ def own_tables() -> list[dict[str, Any]]:
         ).all()
         rows = [(t.id, t.name) for t in tables]
     live = {t.id: t for t in current_app.extensions[TABLES].live()}
+    refused = {}
+    for message in get_flashed_messages(category_filter=[BOTS_SAID]):
+        said = json.loads(str(message))
+        refused[said.pop("table")] = said
     return [
-        {"id": i, "name": name, "bots": len(bots.at(live[i])) if i in live else 0}
+        {
+            "id": i,
+            "name": name,
+            "bots": len(bots.at(live[i])) if i in live else 0,
+            "refused": refused.get(i),
+        }
         for i, name in rows
     ]
 

@@ -112,6 +112,12 @@ class BotSeats:
         people = any(m.name not in snap.bots for m in snap.members())
         return max(free - 1, 1 if people and free else 0)
 
+    def stake(self, snap: Snapshot) -> int:
+        """What the house gives one bot to sit with: the largest buy-in (S-1.5), or at
+        classic its bankroll (C-0.2)."""
+        ante = snap.variant["ante"]
+        return snap.variant["buy_in_max"] * ante if snap.stacks else BANKROLL_ANTES * ante
+
     def fill(self, live: LiveTable, count: int | None = None) -> list[str]:
         """Seat up to `count` bots (as many as there is `room` for when None); returns
         their names."""
@@ -156,11 +162,11 @@ class BotSeats:
         stack = None
         practice = snap.variant.rules.get("practice")
         if snap.stacks:
-            stack = snap.variant["buy_in_max"] * snap.variant["ante"]
+            stack = self.stake(snap)
             if not practice:
                 self._fund(person, stack)
         elif not practice:  # C-0.2: a seat needs the ante (docs/rules.md)
-            self._fund(person, BANKROLL_ANTES * snap.variant["ante"])
+            self._fund(person, self.stake(snap))
         try:
             seated = live.take_free_seat(person, stack)
         except TableError:

@@ -103,7 +103,7 @@ class Lobby:
                 .order_by(col(Table.id))
             )
             return [
-                {**summary, "invite": invite_path(t.invite or "")}
+                {**summary, "invite": invite_path(t.invite or ""), "mine": t.created_by == user_id}
                 for t in s.exec(query).all()
                 if (summary := self.summary(s, t)) is not None
             ]

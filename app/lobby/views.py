@@ -48,6 +48,10 @@ def _table_form() -> TableForm:
     return form
 
 
+class RenewForm(Form):
+    """No fields: the CSRF token of «Новая ссылка» (renewing a private table's link)."""
+
+
 class FormError(NamedTuple):
     """A refusal of the new-table form in the player's words: a key of static/js/i18n.js,
     its parameters, and the Russian the page shows before it is translated."""
@@ -88,6 +92,7 @@ def _page(form: TableForm, error: FormError | None = None, status: int = 200) ->
             error=error,
             balance=balance,
             game_names=GAME_NAMES,
+            renew_form=RenewForm,
         ),
         status,
     )
@@ -141,3 +146,17 @@ def invite(token: str) -> Any:
     if table_id is None:
         abort(404)
     return redirect(url_for("pages.table", table_id=table_id))
+
+
+@bp.route("/tables/<id:table_id>/invite", methods=["POST"])
+@login_required
+def renew_invite(table_id: int) -> Any:
+    """«Новая ссылка»: the creator replaces a private table's invite link (a leaked one
+    stops working at once); anyone else gets the 404 of a table that does not exist."""
+    user = current_user()
+    assert user is not None and user.id is not None
+    if not RenewForm().validate_on_submit():
+        abort(400)
+    if get_lobby().access.renew(table_id, user.id) is None:
+        abort(404)
+    return redirect(url_for("lobby.index", _anchor="private-tables"))

@@ -7,6 +7,7 @@ from .accounts import STACK, USER, Account, LedgerEntry, User
 from .chat import ChatLine
 from .db import Database, get_db, utcnow
 from .notices import Notice, ServerBeat
+from .requests import MoneyRequest
 from .tables import (
     CANCELLED,
     FINISHED,
@@ -31,6 +32,7 @@ __all__ = [
     "Database",
     "HandRecord",
     "LedgerEntry",
+    "MoneyRequest",
     "Notice",
     "ServerBeat",
     "Table",

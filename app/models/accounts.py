@@ -75,3 +75,6 @@ class LedgerEntry(SQLModel, table=True):
     table_id: int | None = Field(default=None, foreign_key="tables.id", index=True)
     created: datetime = Field(default_factory=utcnow)
     reason: str = ""
+    # Who moved the money by hand: the administrator's name for a grant from the host's page
+    # (app/admin/web.py), `svara admin` for one from the command line; "" for the game's own.
+    actor: str = Field(default="", max_length=64)

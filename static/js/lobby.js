@@ -99,6 +99,11 @@ socket.on("lobby:state", (state) => {
 socket.on("lobby:table", showTable);
 socket.on("lobby:table_closed", (t) => removeTable(t.id));
 socket.on("lobby:chat", chatLine);
+// A grant or an approved «Попросить фишки» (docs/protocol.md `account:balance`): at once.
+socket.on("account:balance", ({ balance }) => {
+  const shown = document.querySelector("#balance b");
+  if (shown) shown.textContent = `${Number(balance).toLocaleString("ru-RU")} ₽`;
+});
 socket.on("error", (e) => { status.textContent = refusal(lang, e); });
 // The lobby's connection is never taken over (C-8.2 is about a table's page); a session
 // ends for every tab at once (a logout, a ban, a new password).

@@ -12,6 +12,7 @@ import { Attention } from "./attention.js";
 import { applyProtocol, EVENTS, tableAction } from "./protocol.js";
 import { TableCheck } from "./fair.js";
 import { VoiceTuning } from "./voice_tuning.js";
+import { AskChips, tableHostAsks } from "./asks.js";
 
 const $ = (sel) => document.querySelector(sel);
 const page = document.body.dataset;
@@ -164,9 +165,16 @@ function receive(msg) {
   fairCheck.observe(msg, msg.you?.name).then(showFair, () => showFair({ ok: false, reason: "fair.bad_commit" }));
   if (msg.fair && !msg.fair.seed && msg.phase === "playing") $("#fair-mark").hidden = true;
   followSeat();
-  if (seated() || state.myQueue) local.note = null;
+  if (seated() || state.myQueue) {
+    local.note = null;
+    wantsSeat = false;
+    asking.hide();
+  }
   const broke = state.news.some((e) => e.kind === "stood" && e.player === state.me && e.why === "money");
-  if (broke) local.note = t("stood_money", { ante: state.table.ante });
+  if (broke) {
+    local.note = t("stood_money", { ante: state.table.ante });
+    asking.show(null);
+  }
   if (state.view !== before) effects(before, state.view, state.news);
   const inHand = state.phase === "playing" && (state.view?.players || []).some((p) => p.name === state.me);
   attention.state({ myTurn: (state.view?.awaiting || []).includes(state.me), inHand, tableName: state.table.name });
@@ -221,12 +229,29 @@ let entering = !new URLSearchParams(location.search).has("watch");
 function seatRefused(msg) {
   if (msg.code !== "money") return;
   local.note = refusal(settings.lang, msg);
+  wantsSeat = Boolean(msg.short);
+  if (msg.short) asking.show(Number(msg.short));
   draw();
 }
+/** Refused a seat for money, he still wants one: a grant (`account:balance`) seats him. */
+let wantsSeat = false;
 
 // C-8.2: this page's connection is the account's one at this table; the lobby in another
 // tab has its own and takes nothing over.
 const { socket, end } = connect($("[data-net]"), t, { table: tableId });
+// «Попросить фишки» for a player short of money, the requests' badge for an administrator.
+const asking = new AskChips(socket, () => t, { root: $("#ask-chips"), tableId, hosts: JSON.parse($("#ask-chips").dataset.hosts), toast: (text) => toast(text) });
+if ($("#asks-badge")) tableHostAsks(socket, () => t, { badge: $("#asks-badge"), list: $("#asks-list") });
+/** His balance changed (a grant, an approved request): no stale «Не хватает денег», and a
+ * player refused a seat for money tries again — at a table of stacks the buy-in is asked. */
+socket.on("account:balance", () => {
+  if (seated() || state.myQueue) return;
+  local.note = null;
+  draw();
+  if (!wantsSeat) return asking.hide();
+  if (page.buyInMin) askBuyIn();
+  else socket.emit("table:sit", { table: tableId });
+});
 socket.on("connect", () =>
   socket.emit(EVENTS.join, { table: tableId, ...(entering && !page.buyInMin ? { sit: true } : {}) }, (ack) => {
     if (!ack?.state) return;
