@@ -313,7 +313,8 @@ def as_text(
             lines.append(f"{t('text.server_seed')}: {first.get('seed')}")
             for seed in doc.get("seeds", []):
                 kind = seed.get("kind") or ("drawn" if seed.get("drawn") else "")
-                said = "" if not kind else t("text.drawn" if kind == "drawn" else f"text.kind.{kind}")
+                key = "text.drawn" if kind == "drawn" else f"text.kind.{kind}"
+                said = t(key) if kind else ""
                 lines.append(
                     f"{t('text.seed_of', name=seed['name'])}: {seed['seed']}"
                     + (f" ({said})" if said else "")

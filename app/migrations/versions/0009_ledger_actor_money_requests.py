@@ -4,8 +4,8 @@ A grant's row names who made it (the administrator on the host's page, `svara ad
 command line); rows written before say nobody (""). A player short of a table's minimum asks
 for money (app/admin/requests.py) and an administrator approves or declines.
 
-Revision ID: 0008
-Revises: 0007
+Revision ID: 0009
+Revises: 0008
 Create Date: 2026-12-01 21:50:00
 """
 
@@ -15,8 +15,8 @@ import sqlalchemy as sa
 import sqlmodel
 from alembic import op
 
-revision = "0008"
-down_revision = "0007"
+revision = "0009"
+down_revision = "0008"
 branch_labels = None
 depends_on = None
 
