@@ -103,17 +103,27 @@ class VoiceHub:
 
     # -- calls from the Socket.IO layer -------------------------------------------------
 
-    def join(self, table: int, player: str, seats: int) -> dict[str, Any]:
-        """A seated player's browser starts voice; returns what it needs to offer. Nothing
-        is shown to the table yet: he is in once his peer is connected (`on_sfu_event`)."""
+    def join(self, table: int, player: str, seats: int, relay: bool) -> dict[str, Any]:
+        """A seated player's browser starts voice; returns what it needs to offer (TURN
+        only with `relay`, see `ice`). Nothing is shown to the table yet: he is in once his
+        peer is connected (`on_sfu_event`)."""
         with self._lock:
             member = self._tables.setdefault(table, {}).setdefault(player, VoiceMember())
         self._sfu_join(table, player, member)
         return {
             "slots": seats - 1,
-            "iceServers": self.settings.browser_ice_servers(player),
+            **self.ice(player, relay),
             "mic": member.mic,
             "listen": member.listen,
+        }
+
+    def ice(self, player: str, relay: bool) -> dict[str, Any]:
+        """His ICE servers, with a TURN login only when `relay` (another person at the
+        table hears him: a relay for nobody is only a way into the host's network), and
+        when to ask again (`voice:ice`), before that login runs out."""
+        return {
+            "iceServers": self.settings.browser_ice_servers(player, relay=relay),
+            "renew": self.settings.renew_after,
         }
 
     def offer(self, table: int, player: str, seats: int, sdp: str) -> str:

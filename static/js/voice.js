@@ -97,6 +97,7 @@ export class Voice {
     this.wanted = false; // voice is on for this page (started, not closed by the page)
     this.reconnects = 0; // connections made again after a drop
     this.retrying = null; // the pending reconnection attempt's timer
+    this.renewing = null; // the next TURN login's timer
   }
 
   /**
@@ -120,6 +121,7 @@ export class Voice {
 
     const pc = new RTCPeerConnection({ iceServers: config.iceServers || [] });
     this.pc = pc;
+    this.#renew(pc, config.renew);
     pc.addEventListener("connectionstatechange", () => {
       if (this.pc !== pc) return;
       if (pc.connectionState === "failed") this.#reconnect();
@@ -255,6 +257,19 @@ export class Voice {
     }
   }
 
+  /** While seated, a fresh (short-lived) TURN login before the old one runs out
+   * (docs/protocol.md «voice:ice»); refused once he stands up. */
+  #renew(pc, seconds) {
+    if (!seconds) return;
+    clearTimeout(this.renewing);
+    this.renewing = setTimeout(async () => {
+      const fresh = await ask(this.signal, "voice:ice", { table: this.table }).catch(() => null);
+      if (!fresh || this.pc !== pc) return;
+      pc.setConfiguration({ ...pc.getConfiguration(), iceServers: fresh.iceServers || [] });
+      this.#renew(pc, fresh.renew);
+    }, seconds * 1000);
+  }
+
   /** A fresh connection (aiortc has no ICE restart), retried with backoff while voice is
    * on: the page shows "reconnecting" until it is connected again. */
   #reconnect(attempt = 0) {
@@ -292,6 +307,7 @@ export class Voice {
   close() {
     this.wanted = false;
     clearTimeout(this.retrying);
+    clearTimeout(this.renewing);
     this.retrying = null;
     if (this.pc) this.pc.close();
     this.pc = null;
