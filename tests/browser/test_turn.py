@@ -59,7 +59,8 @@ def test_voice_through_a_local_coturn_with_per_player_logins(
         f"--listening-port={port}",
         "--relay-ip=127.0.0.1",
         f"--static-auth-secret={SECRET}",
-        "--allow-loopback-peers",  # the SFU is on loopback here: a test-only option
+        "--allow-loopback-peers",  # the SFU is on loopback here: a test-only option,
+        "--allowed-peer-ip=127.0.0.1",  # and the one address let through the denied ranges
         f"--userdb={tmp_path / 'turndb'}",
         f"--pidfile={tmp_path / 'turnserver.pid'}",
         "--log-file=stdout",
