@@ -103,7 +103,7 @@ class VoiceHub:
 
     # -- calls from the Socket.IO layer -------------------------------------------------
 
-    def join(self, table: int, player: str, seats: int, relay: bool) -> dict[str, Any]:
+    def join(self, table: int, player: str, seats: int, relay: bool = False) -> dict[str, Any]:
         """A seated player's browser starts voice; returns what it needs to offer (TURN
         only with `relay`, see `ice`). Nothing is shown to the table yet: he is in once his
         peer is connected (`on_sfu_event`)."""
