@@ -258,13 +258,20 @@ export class Voice {
   }
 
   /** While seated, a fresh (short-lived) TURN login before the old one runs out
-   * (docs/protocol.md «voice:ice»); refused once he stands up. */
+   * (docs/protocol.md «voice:ice»); refused once he stands up. A relay given only now
+   * (someone sat down to hear him) connects again through it if nothing else did. */
   #renew(pc, seconds) {
     if (!seconds) return;
     clearTimeout(this.renewing);
     this.renewing = setTimeout(async () => {
       const fresh = await ask(this.signal, "voice:ice", { table: this.table }).catch(() => null);
       if (!fresh || this.pc !== pc) return;
+      const relay = (servers) => JSON.stringify(servers || []).includes('"turn');
+      const given = relay(fresh.iceServers) && !relay(pc.getConfiguration().iceServers);
+      if (given && pc.connectionState !== "connected") {
+        this.start().catch(() => this.#reconnect());
+        return;
+      }
       pc.setConfiguration({ ...pc.getConfiguration(), iceServers: fresh.iceServers || [] });
       this.#renew(pc, fresh.renew);
     }, seconds * 1000);

@@ -21,6 +21,7 @@ from urllib.parse import quote
 
 import pytest
 
+from app.voice.hub import ASK_AGAIN
 from app.voice.settings import turn_credentials
 
 from ..conftest import Server, start_server, stopped
@@ -94,8 +95,10 @@ def test_only_a_player_another_person_hears_gets_a_short_login(server: Server) -
             player.join()
         ivan.sit()
 
-        # Alone at the table: he may start voice, but gets no relay.
-        assert logins(join_voice(ivan.client, table)) == []
+        # Alone at the table: he may start voice, but gets no relay; his page asks again
+        # soon (ASK_AGAIN), to get one shortly after someone sits down.
+        alone = join_voice(ivan.client, table)
+        assert logins(alone) == [] and alone["renew"] == ASK_AGAIN
 
         # Мария sits and has the table open: each now gets his own 10-minute login.
         maria.sit()
