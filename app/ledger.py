@@ -457,10 +457,21 @@ def money_tables(s: Session, found: dict[int, int]) -> dict[int, int]:
 
 def buy_in(s: Session, user_id: int, table_id: int, amount: int) -> list[LedgerEntry]:
     """Move money from a balance to a stack at a table (S-1.5); at a practice table the
-    chips are granted to the stack and the balance is not touched (B-1.4)."""
+    chips are granted to the stack and the balance is not touched (B-1.4).
+
+    Money at one table at a time (docs/rules.md): this transaction decides it. Its first
+    statement writes his user row (to itself), which holds that row — on SQLite, the
+    database — until it commits; only then does it look for a stack of his at another
+    money table. Two buy-ins of one account at two tables at once (two devices, two tables'
+    threads, two processes) cannot both see none: the second is refused (LedgerError)."""
+    hold = update(USERS).where(USERS.c.id == user_id)
+    s.execute(hold.values(session_epoch=USERS.c.session_epoch))
     source, target = user_account(s, user_id), stack_account(s, user_id, table_id)
     if practice_table(s, table_id):
         return move(s, [Leg(target, amount)], GRANT, table_id=table_id, reason=PRACTICE, grant=True)
+    other = stacks_elsewhere(s, [user_id], table_id).get(user_id)
+    if other is not None:
+        raise LedgerError(f"your money is in play at table {other}: finish there first")
     return transfer(s, source, target, amount, BUY_IN, table_id=table_id)
 
 

@@ -8,10 +8,19 @@ hidden cards here either (docs/rules.md).
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
-from typing import Any
+from datetime import UTC, datetime, timedelta
+from typing import Any, NoReturn
 
-from flask import Blueprint, Flask, Response, abort, jsonify, render_template, request
+from flask import (
+    Blueprint,
+    Flask,
+    Response,
+    abort,
+    jsonify,
+    make_response,
+    render_template,
+    request,
+)
 
 from app import i18n
 from app.auth.service import current_user, login_required
@@ -31,21 +40,46 @@ def _user() -> User:
     return user
 
 
+#: The last page number `/hands?page=` takes (20 hands a page: twenty million hands).
+MAX_PAGE = 1_000_000
+#: The dates `?since=` and `?until=` take (a day either side keeps their arithmetic, the
+#: 30 days before an `until` and the night after a `since`, inside what a date can be).
+EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
+LATEST = datetime(9999, 12, 1, tzinfo=UTC)
+
+
+def _refuse(key: str, text: str, **args: Any) -> NoReturn:
+    """A 400 page saying in the page's language what is wrong with the address (the Russian
+    here, the key for static/js/i18n.js), never a 500."""
+    page = render_template("bad_query.html", key=key, text=text, args=args, back=request.path)
+    abort(make_response(page, 400))
+
+
 def _page_number() -> int:
+    """`?page=`: ASCII digits only (int() would take «²» as 2, «١» as 1), 1..MAX_PAGE."""
     raw = request.args.get("page", "1")
-    if not raw.isdigit() or int(raw) < 1:
-        abort(400, "page must be a whole number from 1")
+    if not (raw.isascii() and raw.isdigit() and len(raw) <= 7) or not 1 <= int(raw) <= MAX_PAGE:
+        _refuse("query.page", f"Номер страницы — целое число от 1 до {MAX_PAGE}", max=MAX_PAGE)
     return int(raw)
 
 
 def _when(name: str, default: datetime | None) -> datetime | None:
+    """`?since=` / `?until=`: an ISO date (what the form's date field sends) or date and
+    time, read as UTC unless it names its offset; within EARLIEST..LATEST."""
     raw = request.args.get(name)
     if not raw:
         return default
     try:
-        return datetime.fromisoformat(raw)
+        when = datetime.fromisoformat(raw) if raw.isascii() and len(raw) <= 40 else None
     except ValueError:
-        abort(400, f"{name} must be a date, e.g. 2026-11-30")
+        when = None
+    if when is not None:
+        when = when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
+    if when is None or not EARLIEST <= when <= LATEST:
+        low, high = EARLIEST.date().isoformat(), LATEST.date().isoformat()
+        text = f"«{name}» — дата от {low} до {high}, например 2026-11-30"
+        _refuse("query.date", text, name=name, low=low, high=high)
+    return when
 
 
 @bp.route("/hands")
@@ -130,11 +164,13 @@ def stats() -> Any:
 @bp.route("/table/<id:table_id>/settle")
 @login_required
 def settle(table_id: int) -> Any:
+    """One night: the last 12 hours, or the 12 from `?since=` — never longer, so a player
+    sees only nights he played in (a `since` years back is not «tonight» of every night)."""
     since = _when("since", utcnow() - NIGHT)
     assert since is not None
     with get_db().session() as s:
         try:
-            table, report = service.table_settle(s, _user(), table_id, since)
+            table, report = service.table_settle(s, _user(), table_id, since, since + NIGHT)
         except service.Missing:
             abort(404)
         name = table.name

@@ -366,14 +366,14 @@ def stats(s: Session, user: User, since: datetime, until: datetime | None = None
 
 
 def table_settle(
-    s: Session, user: User, table_id: int, since: datetime
+    s: Session, user: User, table_id: int, since: datetime, until: datetime
 ) -> tuple[Table, dict[str, Any]]:
-    """Tonight's settle-up of one table (the same service as `svara admin settle`), for a
-    player who played there in the period or an administrator; Missing for anyone else."""
+    """One night's settle-up of one table (the same service as `svara admin settle`), for a
+    player who played there in that night or an administrator; Missing for anyone else."""
     table = s.get(Table, table_id)
     if table is None:
         raise Missing(table_id)
-    report = settle_up(s, since, table_id=table_id)
+    report = settle_up(s, since, until, table_id=table_id)
     if user.name not in report["results"] and not user.is_admin:
         raise Missing(table_id)
     return table, report

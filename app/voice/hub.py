@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .client import SfuClient, Sleep, Spawn, VoiceError, VoiceUnavailable
-from .settings import VoiceSettings, announce
+from .settings import VoiceSettings, announce, is_turn
 from .supervisor import Supervisor
 
 log = logging.getLogger(__name__)
@@ -30,6 +30,8 @@ log = logging.getLogger(__name__)
 Deliver = Callable[[str, int, str | None, dict[str, Any]], None]
 #: Told the id of a table whose voice marks changed (its `table:state` is sent again).
 Changed = Callable[[int], None]
+#: Seconds after which a page whose relay was withheld (nobody else there) asks again.
+ASK_AGAIN = 5
 
 
 @dataclass
@@ -103,17 +105,29 @@ class VoiceHub:
 
     # -- calls from the Socket.IO layer -------------------------------------------------
 
-    def join(self, table: int, player: str, seats: int) -> dict[str, Any]:
-        """A seated player's browser starts voice; returns what it needs to offer. Nothing
-        is shown to the table yet: he is in once his peer is connected (`on_sfu_event`)."""
+    def join(self, table: int, player: str, seats: int, relay: bool = False) -> dict[str, Any]:
+        """A seated player's browser starts voice; returns what it needs to offer (TURN
+        only with `relay`, see `ice`). Nothing is shown to the table yet: he is in once his
+        peer is connected (`on_sfu_event`)."""
         with self._lock:
             member = self._tables.setdefault(table, {}).setdefault(player, VoiceMember())
         self._sfu_join(table, player, member)
         return {
             "slots": seats - 1,
-            "iceServers": self.settings.browser_ice_servers(player),
+            **self.ice(player, relay),
             "mic": member.mic,
             "listen": member.listen,
+        }
+
+    def ice(self, player: str, relay: bool) -> dict[str, Any]:
+        """His ICE servers, with a TURN login only when `relay` (another person at the
+        table hears him: a relay for nobody is only a way into the host's network), and
+        when to ask again (`voice:ice`): before that login runs out, or soon when a relay
+        was withheld, so that his page gets one shortly after someone sits down."""
+        withheld = not relay and any(map(is_turn, self.settings.ice_servers))
+        return {
+            "iceServers": self.settings.browser_ice_servers(player, relay=relay),
+            "renew": ASK_AGAIN if withheld else self.settings.renew_after,
         }
 
     def offer(self, table: int, player: str, seats: int, sdp: str) -> str:

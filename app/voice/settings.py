@@ -25,8 +25,10 @@ SOCKET_NAME = "voice.sock"
 #: A unix socket path longer than this cannot be bound (sun_path is 108 bytes).
 MAX_SOCKET_PATH = 100
 
-#: How long a browser's TURN login lasts unless VOICE_TURN_TTL says otherwise (seconds).
-TURN_TTL = 43200
+#: How long a browser's TURN login lasts unless VOICE_TURN_TTL says otherwise (seconds):
+#: short, since coturn cannot take a login back (docs/hosting.md «TURN: the relay is not a
+#: way into the house»); the page asks for a new one while its player sits (`renew_after`).
+TURN_TTL = 600
 
 
 def is_turn(server: dict[str, Any]) -> bool:
@@ -111,10 +113,19 @@ class VoiceSettings:
             command += ["--drop-after", str(self.drop_after)]
         return command
 
-    def browser_ice_servers(self, player: str, now: float | None = None) -> list[dict[str, str]]:
+    @property
+    def renew_after(self) -> int:
+        """Seconds after which a seated page asks for a fresh login (`voice:ice`): half the
+        lifetime, so a login in use never runs out."""
+        return max(1, self.turn_ttl // 2)
+
+    def browser_ice_servers(
+        self, player: str, now: float | None = None, relay: bool = True
+    ) -> list[dict[str, str]]:
         """The STUN/TURN list for one player's RTCPeerConnection; with VOICE_TURN_SECRET
-        each TURN entry carries his own time-limited login instead of a shared password."""
-        servers = [dict(server) for server in self.ice_servers]
+        each TURN entry carries his own time-limited login instead of a shared password.
+        Without `relay` (nobody else at the table would hear him) it has no TURN entry."""
+        servers = [dict(server) for server in self.ice_servers if relay or not is_turn(server)]
         if self.turn_secret:
             when = time.time() if now is None else now
             username, password = turn_credentials(self.turn_secret, player, self.turn_ttl, when)

@@ -33,16 +33,20 @@ EXTENSION = "svara.voice"
 
 #: The table's seat count if `name` is seated at `table`, else None (spectator, stranger).
 SeatsOf = Callable[[int, str], int | None]
+#: Whether another person (not a bot, not a watcher) seated at `table` hears `name`.
+HeardBy = Callable[[int, str], bool]
 
 
 def register_events(
-    hub: VoiceHub, seats_of: SeatsOf, on: Callable[..., None] | None = None
+    hub: VoiceHub, seats_of: SeatsOf, heard: HeardBy, on: Callable[..., None] | None = None
 ) -> None:
     """Register the `voice:*` Socket.IO events (docs/protocol.md «Voice»).
 
     `on` is `app.protocol.on` (checked connection and payload, handler gets the player);
     each handler refuses anyone not seated at the table, and turns an SFU refusal or
-    outage into a `ProtocolError` (an `error` event and a failed ack).
+    outage into a `ProtocolError` (an `error` event and a failed ack). A TURN login goes
+    only to a seated player whom another person hears (`heard`), at `voice:join` and at
+    each `voice:ice` his page sends to renew it.
     """
     register = on or protocol.on
     table = {"table": int}
@@ -61,7 +65,12 @@ def register_events(
 
     register(
         "voice:join",
-        seated(lambda t, name, seats, p: {"ok": True, **hub.join(t, name, seats)}),
+        seated(lambda t, name, seats, p: {"ok": True, **hub.join(t, name, seats, heard(t, name))}),
+        required=table,
+    )
+    register(
+        "voice:ice",
+        seated(lambda t, name, seats, p: {"ok": True, **hub.ice(name, heard(t, name))}),
         required=table,
     )
     register(
@@ -109,6 +118,16 @@ def start(app: Flask) -> None:
             return None
         return live.size
 
+    def heard(table: int, name: str) -> bool:
+        """Another seated player is a person with a page open at the table: not a bot
+        (served in-process, app/bots/), not a watcher, not himself."""
+        live = tables.find(table)
+        if live is None:
+            return False
+        seated = {m.name for m in live.members()} - {name}
+        bots = live.listeners
+        return any(p.name in seated for sid, p in live.watchers.items() if sid not in bots)
+
     hub = start_hub(
         app.config,
         Path(app.instance_path),
@@ -117,7 +136,7 @@ def start(app: Flask) -> None:
         sleep=socketio.sleep,
         changed=changed,
     )
-    register_events(hub, seats_of)
+    register_events(hub, seats_of, heard)
     hooks = tables.hooks
     hooks.voice = hub.marks
     hooks.seat_freed.append(hub.forget)

@@ -126,6 +126,7 @@ export class Voice {
     this.wanted = false; // voice is on for this page (started, not closed by the page)
     this.reconnects = 0; // connections made again after a drop
     this.retrying = null; // the pending reconnection attempt's timer
+    this.renewing = null; // the next TURN login's timer
   }
 
   /**
@@ -149,6 +150,7 @@ export class Voice {
 
     const pc = new RTCPeerConnection({ iceServers: config.iceServers || [] });
     this.pc = pc;
+    this.#renew(pc, config.renew);
     pc.addEventListener("connectionstatechange", () => {
       if (this.pc !== pc) return;
       if (pc.connectionState === "failed") this.#reconnect();
@@ -333,6 +335,26 @@ export class Voice {
     }
   }
 
+  /** While seated, a fresh (short-lived) TURN login before the old one runs out
+   * (docs/protocol.md «voice:ice»); refused once he stands up. A relay given only now
+   * (someone sat down to hear him) connects again through it if nothing else did. */
+  #renew(pc, seconds) {
+    if (!seconds) return;
+    clearTimeout(this.renewing);
+    this.renewing = setTimeout(async () => {
+      const fresh = await ask(this.signal, "voice:ice", { table: this.table }).catch(() => null);
+      if (!fresh || this.pc !== pc) return;
+      const relay = (servers) => JSON.stringify(servers || []).includes('"turn');
+      const given = relay(fresh.iceServers) && !relay(pc.getConfiguration().iceServers);
+      if (given && pc.connectionState !== "connected") {
+        this.start().catch(() => this.#reconnect());
+        return;
+      }
+      pc.setConfiguration({ ...pc.getConfiguration(), iceServers: fresh.iceServers || [] });
+      this.#renew(pc, fresh.renew);
+    }, seconds * 1000);
+  }
+
   /** A fresh connection (aiortc has no ICE restart), retried with backoff while voice is
    * on: the page shows "reconnecting" until it is connected again. */
   #reconnect(attempt = 0) {
@@ -370,6 +392,7 @@ export class Voice {
   close() {
     this.wanted = false;
     clearTimeout(this.retrying);
+    clearTimeout(this.renewing);
     this.retrying = null;
     if (this.pc) this.pc.close();
     this.pc = null;

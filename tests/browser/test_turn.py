@@ -2,7 +2,7 @@
 deploy/turnserver.conf on loopback, `svara serve` with VOICE_TURN_SECRET, and two pages whose
 RTCPeerConnection may use relayed candidates only (an init script sets the relay-only ICE
 policy, as a browser behind a strict NAT would end up): they hear each other's tone through
-coturn, each with his own login."""
+coturn, each with his own login — the first to sit only once the second sat down."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from tests.server.conftest import start_server
 
 from .conftest import CHROMIUM, DESKTOP, Crowd, Player
 from .test_front_door import DEPLOY, free_port, running
-from .test_voice import EXPOSE_VOICE, FLAGS, grows, voice_on
+from .test_voice import EXPOSE_VOICE, FLAGS, connected, grows, voice_on
 
 SECRET = "s3cret-of-the-test"
 RELAY_ONLY = """
@@ -59,7 +59,8 @@ def test_voice_through_a_local_coturn_with_per_player_logins(
         f"--listening-port={port}",
         "--relay-ip=127.0.0.1",
         f"--static-auth-secret={SECRET}",
-        "--allow-loopback-peers",  # the SFU is on loopback here: a test-only option
+        "--allow-loopback-peers",  # the SFU is on loopback here: a test-only option,
+        "--allowed-peer-ip=127.0.0.1",  # and the one address let through the denied ranges
         f"--userdb={tmp_path / 'turndb'}",
         f"--pidfile={tmp_path / 'turnserver.pid'}",
         "--log-file=stdout",
@@ -78,10 +79,16 @@ def test_voice_through_a_local_coturn_with_per_player_logins(
         try:
             ivan, maria = relayed(crowd, "Иван"), relayed(crowd, "Мария")
             table = ivan.new_table("TURN " + ivan.name, "classic", 3)
-            for player in (ivan, maria):
-                player.open_table(table)
-                player.sit()
-                voice_on(player)
+            # Alone at the table, Иван's voice gets no relay (nobody would hear him), so
+            # his relay-only page cannot connect; once Мария sits, his page's next
+            # `voice:ice` brings him a login and it connects through coturn.
+            ivan.open_table(table)
+            ivan.sit()
+            ivan.page.click("#mic")
+            maria.open_table(table)
+            maria.sit()
+            voice_on(maria)
+            connected(ivan.page)
             grows(ivan, maria)
             grows(maria, ivan)
             for player in (ivan, maria):

@@ -30,8 +30,8 @@ PLAYERS = 4
 EVENTS = [
     "table:join", "table:leave", "table:sit", "table:stand", "table:ready", "table:skip",
     "table:dark", "table:act", "table:chat", "table:bots", "lobby:join", "lobby:leave",
-    "lobby:chat", "voice:join", "voice:offer", "voice:mic", "voice:listen", "voice:leave",
-    "voice:members",
+    "lobby:chat", "voice:join", "voice:ice", "voice:offer", "voice:mic", "voice:listen",
+    "voice:leave", "voice:members",
     "connect", "disconnect", "message", "error", "*",
 ]  # fmt: skip
 PATHS = [

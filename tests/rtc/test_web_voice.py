@@ -266,9 +266,10 @@ def test_socket_events_are_for_seated_players_only(hub: tuple[VoiceHub, Inbox]) 
         handlers[name], shapes[name] = handler, required
 
     seated = {(9, "ann"): 4, (9, "bob"): 4}
-    register_events(voice, lambda table, name: seated.get((table, name)), on=on)
+    register_events(voice, lambda table, name: seated.get((table, name)), lambda t, n: True, on=on)
     assert shapes == {
         "voice:join": {"table": int},
+        "voice:ice": {"table": int},
         "voice:offer": {"table": int, "sdp": str},
         "voice:mic": {"table": int, "on": bool},
         "voice:listen": {"table": int, "on": bool},
