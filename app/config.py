@@ -62,6 +62,7 @@ DEFAULTS: dict[str, Any] = {
     "HEADER_TIMEOUT": 10.0,
     "CONNECTIONS_PER_ADDRESS": 64,
     "LOGIN_ATTEMPTS": 5,  # failed logins per IP and name ...
+    "LOGIN_NAME_ATTEMPTS": 20,  # ... and per name from addresses not his usual ones ...
     "LOGIN_WINDOW": 300,  # ... within this many seconds
     # Logins and sign-ups (each costs a password hash) per client address and in all, in
     # the `limits` library's notation; where the counts live (docs/hosting.md «Limits»).
