@@ -59,7 +59,7 @@ def protocol(base: type, connections: Connections, header_timeout: float) -> typ
     import eventlet
     from eventlet import greenio
 
-    class Guarded(base):  # type: ignore[valid-type,misc]  # a class made at run time
+    class Guarded(base):
         _deadline: Any = None
 
         def __init__(self, conn_state: list[Any], server: Any) -> None:
