@@ -115,7 +115,9 @@ def test_a_flood_of_idle_sockets_and_half_heads_leaves_players_served(serve: Any
     once (test_one_address_holds_at_most_its_connections). Meanwhile a visitor's `GET
     /login` on a new connection and a player's Socket.IO round trip answer about as fast as
     before the flood."""
-    server = serve(SVARA_MAX_CONNECTIONS="300", SVARA_VOICE="false")
+    server = serve(
+        SVARA_MAX_CONNECTIONS="300", SVARA_CONNECTIONS_PER_ADDRESS="64", SVARA_VOICE="false"
+    )
     browser = Browser(server.url)
     browser.register("Иван")
     client = browser.socket()
