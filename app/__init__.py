@@ -49,7 +49,6 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     """Build the web app on one instance folder; `config` overrides every other source
     (config.md order: defaults < instance config.py < SVARA_* < `config`)."""
     from flask import Flask
-    from werkzeug.middleware.proxy_fix import ProxyFix
 
     from . import config as settings
     from . import headers, migrations
@@ -82,14 +81,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         serializer=WirePacket,  # text packets without python-socketio's binary scan
         max_http_buffer_size=int(app.config["MAX_MESSAGE_BYTES"]),
     )
-    if app.config["TRUST_PROXY"]:
-        proxies = app.config["TRUST_PROXY"]
-        # Outside Socket.IO's middleware, so that Engine.IO's handshake bound counts each
-        # client's address, not the proxy's (docs/hosting.md «Behind a reverse proxy»).
-        # Not typed (next line): Werkzeug's documented way to wrap the WSGI app.
-        app.wsgi_app = ProxyFix(  # type: ignore[method-assign]
-            app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies, x_port=proxies
-        )
+    # Outside Socket.IO's middleware, so that Engine.IO's handshake bound counts each
+    # client's address, not the proxy's (docs/hosting.md «Behind a reverse proxy»).
+    headers.trust_proxy(app)
     for feature in FEATURES:
         init_app = getattr(import_module(feature), "init_app", None)
         if init_app is not None:

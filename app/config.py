@@ -36,8 +36,11 @@ DEFAULTS: dict[str, Any] = {
     # eventlet is the designed server; threading runs the same code (architecture.md).
     "ASYNC_MODE": "eventlet",
     # Number of proxies in front of the server whose X-Forwarded-* headers are trusted;
-    # 0 trusts none (a direct client could otherwise spoof its address).
+    # 0 trusts none (a direct client could otherwise spoof its address) ...
     "TRUST_PROXY": 0,
+    # ... and the addresses they connect from (addresses or CIDR ranges): a request from
+    # anywhere else has its forwarding headers dropped (docs/hosting.md «On the open internet»).
+    "PROXY_ADDRESSES": ["127.0.0.1", "::1"],
     # Tests shrink every game timer by this factor instead of sleeping (app/tables/scheduler.py).
     "TIMER_SCALE": 1.0,
     # A bot's thinking time before each answer, seconds of game time (scaled like the timers):
@@ -54,7 +57,12 @@ DEFAULTS: dict[str, Any] = {
     # Sockets served at once (each player's page holds one; eventlet's own default is 1,024)
     # and so the open-files limit `svara serve` raises itself to (docs/hosting.md).
     "MAX_CONNECTIONS": 4096,
+    # Seconds a connection has for its TLS handshake and each request head, and open
+    # connections per client address (IPv6: per /64); cli/guard.py.
+    "HEADER_TIMEOUT": 10.0,
+    "CONNECTIONS_PER_ADDRESS": 64,
     "LOGIN_ATTEMPTS": 5,  # failed logins per IP and name ...
+    "LOGIN_NAME_ATTEMPTS": 20,  # ... and per name from addresses not his usual ones ...
     "LOGIN_WINDOW": 300,  # ... within this many seconds
     # Logins and sign-ups (each costs a password hash) per client address and in all, in
     # the `limits` library's notation; where the counts live (docs/hosting.md «Limits»).

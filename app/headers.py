@@ -7,9 +7,11 @@
 - No page may be framed (`frame-ancestors 'none'` and X-Frame-Options: DENY), content
   types are not sniffed, the referrer leaves the site as its origin only, and the
   microphone (the voice chat) is the only powerful feature the pages ask for.
-- Under `--tls` (config TLS) the session cookie is Secure and HSTS is sent; HSTS only ever
-  goes with an HTTPS answer (talisman checks the request), so a plain-HTTP instance is
-  never pinned to HTTPS.
+- Under `--tls` and `--lan` (config TLS) the session cookie is Secure and HSTS is sent;
+  HSTS only ever goes with an HTTPS answer (talisman checks the request), so a plain-HTTP
+  instance is never pinned to HTTPS. Behind a TLS proxy (`TRUST_PROXY`) HSTS goes with
+  what it forwarded as HTTPS, and `SESSION_COOKIE_SECURE` (deploy/svara.service sets it)
+  makes the cookie Secure.
 
 Why flask-talisman and not a hand-made `after_request`: it is the well-known Flask
 extension for exactly these headers, handles the cookie flags and HSTS rules above, and
@@ -18,8 +20,13 @@ keeps the policy a plain dictionary here.
 
 from __future__ import annotations
 
+from typing import Any
+
 from flask import Flask
 from flask_talisman import Talisman
+from werkzeug.middleware.proxy_fix import ProxyFix
+
+from app.clients import matches
 
 CSP = {
     "default-src": "'self'",
@@ -34,6 +41,17 @@ CSP = {
     "form-action": "'self'",
     "frame-ancestors": "'none'",
 }
+#: The forwarding headers of a request (WSGI names): ProxyFix reads the X-Forwarded ones,
+#: Engine.IO's origin check X-Forwarded-Host and -Proto, app/health.py any of them.
+FORWARDED = (
+    "HTTP_X_FORWARDED_FOR",
+    "HTTP_X_FORWARDED_PROTO",
+    "HTTP_X_FORWARDED_HOST",
+    "HTTP_X_FORWARDED_PORT",
+    "HTTP_X_FORWARDED_PREFIX",
+    "HTTP_FORWARDED",
+    "HTTP_X_REAL_IP",
+)
 PERMISSIONS = {"microphone": "(self)", "camera": "()", "geolocation": "()", "browsing-topics": "()"}
 
 
@@ -54,3 +72,28 @@ def init_app(app: Flask) -> None:
         session_cookie_http_only=bool(config["SESSION_COOKIE_HTTPONLY"]),
         session_cookie_samesite=config["SESSION_COOKIE_SAMESITE"],
     )
+
+
+def trust_proxy(app: Flask) -> None:
+    """With `TRUST_PROXY` proxies in front, the client's address, scheme and host are the
+    ones they forward (werkzeug's ProxyFix) — but only on a request from one of
+    `PROXY_ADDRESSES`: anyone else who reaches the port directly has his forwarding headers
+    dropped, so he can neither pass for another address (the limits per address, /metrics)
+    nor name another origin (docs/hosting.md «On the open internet»). X-Forwarded-Port is
+    never read: the forwarded Host carries the port."""
+    proxies = int(app.config["TRUST_PROXY"])
+    if not proxies:
+        return
+    allowed = tuple(app.config["PROXY_ADDRESSES"])
+    inner = app.wsgi_app
+    forwarded = ProxyFix(inner, x_for=proxies, x_proto=proxies, x_host=proxies)
+
+    def wsgi_app(environ: dict[str, Any], start_response: Any) -> Any:
+        if matches(environ.get("REMOTE_ADDR", ""), allowed):
+            return forwarded(environ, start_response)
+        for name in FORWARDED:
+            environ.pop(name, None)
+        return inner(environ, start_response)
+
+    # Not typed (next line): Werkzeug's documented way to wrap the WSGI app.
+    app.wsgi_app = wsgi_app  # type: ignore[method-assign]

@@ -56,6 +56,17 @@ class TlsFiles:
             raise TlsError(f"cannot use {self.cert} with {self.key}: {exc}") from exc
         return context
 
+    def names(self) -> frozenset[str]:
+        """The host names and addresses the certificate is valid for (its SAN), lower case."""
+        try:
+            certificate = x509.load_pem_x509_certificate(self.cert.read_bytes())
+            alt = certificate.extensions.get_extension_for_class(x509.SubjectAlternativeName)
+        except (OSError, ValueError, x509.ExtensionNotFound):
+            return frozenset()
+        names = {str(n).lower() for n in alt.value.get_values_for_type(x509.DNSName)}
+        names |= {str(ip) for ip in alt.value.get_values_for_type(x509.IPAddress)}
+        return frozenset(names)
+
 
 def local_names(extra: Iterable[str] = ()) -> list[str]:
     """The names a browser may use for this machine: localhost, its hostname, its IPs."""

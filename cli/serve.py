@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 
 import click
 
-from . import redirect
+from . import guard, redirect
 from .options import instance_option
 
 if TYPE_CHECKING:  # imported after eventlet's monkey patching, in `serve`
@@ -88,7 +88,7 @@ def serve(
     except BackupError as e:
         raise click.ClickException(str(e)) from None
     overrides: dict[str, Any] = {"INSTANCE": instance, "ASYNC_MODE": async_mode}
-    if tls or cert or key:
+    if lan or tls or cert or key:
         overrides["TLS"] = True  # a Secure session cookie and HSTS (app/headers.py)
     if lan and host is None:
         host = "0.0.0.0"
@@ -144,14 +144,20 @@ def run(app: Any, host: str, port: int, ready: Any, tls: TlsFiles | None = None)
             with _listening(host, port):
                 listener = eventlet.listen((host, port))
             ready(_address(host, listener.getsockname()[1], tls is not None))
-            extra: dict[str, Any] = {}
+            base: type = eventlet.wsgi.HttpProtocol
             if tls is not None:
                 listener = eventlet.wrap_ssl(
                     listener, certfile=str(tls.cert), keyfile=str(tls.key), server_side=True
                 )
-                extra["protocol"] = redirect.protocol()  # http:// → its https address
+                base = redirect.protocol(tls.names())  # http:// → its https address
             eventlet.wsgi.server(
-                listener, app, log_output=False, max_size=app.config["MAX_CONNECTIONS"], **extra
+                listener,
+                app,
+                log_output=False,
+                max_size=app.config["MAX_CONNECTIONS"],
+                protocol=guard.protocol(
+                    base, connections_of(app.config), float(app.config["HEADER_TIMEOUT"])
+                ),
             )
         elif async_mode == "threading":
             import logging
@@ -169,6 +175,13 @@ def run(app: Any, host: str, port: int, ready: Any, tls: TlsFiles | None = None)
             raise click.UsageError(f"{ASYNC_MODE_ENV}={async_mode}: use eventlet or threading")
     except KeyboardInterrupt:
         click.echo("Svara stopped.")
+
+
+def connections_of(config: Any) -> guard.Connections:
+    """The bound of open connections per client address (cli/guard.py); the trusted
+    proxy's addresses are not bounded (every player comes through them)."""
+    proxies = tuple(config["PROXY_ADDRESSES"]) if config["TRUST_PROXY"] else ()
+    return guard.Connections(int(config["CONNECTIONS_PER_ADDRESS"]), proxies)
 
 
 def lan_urls(host: str, port: int, addresses: list[str] | None = None) -> list[str]:

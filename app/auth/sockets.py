@@ -2,9 +2,11 @@
 that table (C-8.2: a second connection to the same table takes over, a lobby tab does not).
 
 Two guards around that (docs/protocol.md «Budget», docs/hosting.md «Limits»):
-- `Handshakes`: an Engine.IO connection costs memory from its first request on, before any
-  session is checked; those that are not (yet) a logged-in player's are bounded in all and
-  per client address, and the one over the bound is answered 401 at once.
+- `Handshakes`: an Engine.IO connection costs memory from its first request on, before the
+  Socket.IO connection is accepted; those not yet accepted are bounded, and the one over
+  the bound is answered 401 at once. A handshake that brings a valid session (a logged-in
+  player's page) is counted by its account, the others by client address (IPv6 by /64) and
+  in all: bare handshakes from many addresses cannot lock a player out.
 - A player's disconnect is told to the features (the tables' «offline») only after
   `PRESENCE_GRACE` seconds, saying whether he is connected by then: a page that
   reconnects — or a client that connects and disconnects in a loop — makes no table
@@ -15,11 +17,13 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 from flask import Flask, current_app, request
 from flask_socketio import ConnectionRefusedError, disconnect, join_room, leave_room
 
+from app.clients import group
 from app.extensions import socketio
 
 from .presence import Player, get_presence, table_room, user_room
@@ -32,34 +36,48 @@ HANDSHAKES = "svara.handshakes"
 
 
 class Handshakes:
-    """Engine.IO connections not yet a player's connection, by Engine.IO session id."""
+    """Engine.IO connections not yet a player's connection, by Engine.IO session id: each
+    counted under its account (`account(environ)`: the id of the session's player, or
+    None) or else its client's address group; at most `per_address` under one key, and at
+    most `total` of those without an account."""
 
-    def __init__(self, eio: Any, total: int, per_address: int):
-        self.total, self.per_address = total, per_address
-        self._address: dict[str, str] = {}
+    def __init__(
+        self,
+        eio: Any,
+        total: int,
+        per_address: int,
+        account: Callable[[dict[str, Any]], int | None] = lambda environ: None,
+    ):
+        self.total, self.per_address, self.account = total, per_address, account
+        self._key: dict[str, str] = {}
         self._count: Counter[str] = Counter()
+        self._anonymous = 0
         self._lock = threading.Lock()
         self._opened, self._closed = eio.handlers["connect"], eio.handlers["disconnect"]
         eio.on("connect", self.opened)
         eio.on("disconnect", self.closed)
 
     def opened(self, eio_sid: str, environ: dict[str, Any]) -> Any:
-        address = environ.get("REMOTE_ADDR", "")
+        player = self.account(environ)
+        key = group(environ.get("REMOTE_ADDR", "")) if player is None else f"player {player}"
         with self._lock:
-            if len(self._address) >= self.total or self._count[address] >= self.per_address:
+            full = player is None and self._anonymous >= self.total
+            if full or self._count[key] >= self.per_address:
                 return {"message": CROWDED}  # engine.io answers 401 with it
-            self._address[eio_sid] = address
-            self._count[address] += 1
+            self._key[eio_sid] = key
+            self._count[key] += 1
+            self._anonymous += player is None
         return self._opened(eio_sid, environ)
 
     def settled(self, eio_sid: str) -> None:
         """The connection is a player's now (or gone): it no longer counts."""
         with self._lock:
-            address = self._address.pop(eio_sid, None)
-            if address is not None:
-                self._count[address] -= 1
-                if not self._count[address]:
-                    del self._count[address]
+            key = self._key.pop(eio_sid, None)
+            if key is not None:
+                self._anonymous -= not key.startswith("player ")
+                self._count[key] -= 1
+                if not self._count[key]:
+                    del self._count[key]
 
     def closed(self, eio_sid: str, *args: Any) -> Any:
         self.settled(eio_sid)
@@ -146,10 +164,19 @@ def _tell(player: Player, sid: str, still: bool) -> None:
 
 
 def init_app(app: Flask) -> None:
+    def account(environ: dict[str, Any]) -> int | None:
+        """The player whose valid session the handshake brings (no cookie: no lookup)."""
+        if "HTTP_COOKIE" not in environ:
+            return None
+        with app.request_context(environ):
+            user = current_user()
+            return None if user is None else user.id
+
     app.extensions[HANDSHAKES] = Handshakes(
         socketio.server.eio,
         int(app.config["HANDSHAKES_PENDING"]),
         int(app.config["HANDSHAKES_PER_ADDRESS"]),
+        account,
     )
     socketio.on_event("connect", connect)
     socketio.on_event("disconnect", disconnected)

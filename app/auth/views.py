@@ -14,7 +14,7 @@ from app.names import name_key
 
 from .forms import LoginForm, LogoutForm, RegisterForm
 from .hashing import Busy, passwords
-from .limits import LOGIN, SIGNUP, AccountLimits
+from .limits import AccountLimits
 from .presence import get_presence
 from .service import AccountError, check_login, create_user, current_user, log_in, log_out
 
@@ -87,7 +87,7 @@ def login() -> Any:
         limits = _limits()
         address, name = request.remote_addr or "", form.name.data.strip()
         key = name_key(name)  # the account's key (app/names.py): «Иван» = «иван»
-        wait = limits.failed_wait(address, key) or limits.attempt(LOGIN, address)
+        wait = limits.login(address, key)
         if wait:
             error, status, headers = _too_many(wait, "account.too_many")
         else:
@@ -101,7 +101,7 @@ def login() -> Any:
                     error = AccountError("Неверное имя или пароль", "account.wrong_password")
                     status = 401
                 else:
-                    limits.clear(address, key)
+                    limits.succeed(address, key)
                     log_in(user)
                     return redirect(_next_page())
     elif form.errors:
@@ -118,8 +118,9 @@ def register() -> Any:
         error, status = bad, 400
     elif form.validate_on_submit():
         minimum = current_app.config["PASSWORD_MIN_LENGTH"]
+        address = request.remote_addr or ""
         try:
-            if wait := _limits().attempt(SIGNUP, request.remote_addr or ""):
+            if wait := _limits().signup(address):
                 raise TooMany(wait)
             if len(form.password.data) < minimum:
                 raise AccountError(
@@ -141,6 +142,7 @@ def register() -> Any:
         except Busy:
             error, status, headers = _too_many(BUSY_RETRY, "account.busy")
         else:
+            _limits().remember(address, name_key(user.name))  # his usual address now
             log_in(user)
             return redirect(_next_page())
     elif form.errors:

@@ -39,12 +39,15 @@ def test_lan_serves_https_and_prints_the_address_its_qr_and_the_warning(tmp_path
         cert = tmp_path / CERT_FILE
         page = requests.get(url + "/login", verify=str(cert), timeout=WAIT)
         assert page.status_code == 200
+        # A TLS mode like --tls: HSTS, and (below) the session cookie only over HTTPS.
+        assert page.headers["Strict-Transport-Security"].startswith("max-age=")
         assert requests.get(url + "/static/js/app.js", verify=str(cert), timeout=WAIT).ok
         browser = Browser(url)
         browser.http.verify = str(cert)
         browser.http.trust_env = False  # else REQUESTS_CA_BUNDLE would replace `verify`
         browser.http.headers["Referer"] = url + "/"  # CSRF over HTTPS checks it
         browser.register("Ёж")
+        assert [c.secure for c in browser.http.cookies if c.name == "session"] == [True]
         client = TlsClient(cert)
         try:
             client.connect(url, browser.cookie_header())

@@ -41,6 +41,7 @@ ROOMY_LIMITS = {
     },
     "SVARA_HANDSHAKES_PER_ADDRESS": "100000",
     "SVARA_HANDSHAKES_PENDING": "100000",
+    "SVARA_CONNECTIONS_PER_ADDRESS": "100000",  # tests/hosting/test_connections.py: its own
     # Many players registered at once (the load benchmarks) wait for a hash, not a 429.
     "SVARA_HASH_QUEUE": "100000",
 }
