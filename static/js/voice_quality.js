@@ -61,8 +61,11 @@ export class QualityWatch {
         const mine = sent.get(entry.localId);
         const { steady } = mine ? this.#since(mine.id, mine.timestamp, 0, mine.packetsSent || 0) : {};
         // The SFU asks again for what it lost (NACK) and the reports then count it received:
-        // the share of our packets sent again is our uplink's loss as well.
-        const loss = Math.max(entry.fractionLost || 0, mine ? this.#resent(mine) : 0);
+        // the share of our packets sent again is our uplink's loss as well — once the stream
+        // flows steadily (a stream starting again, each push-to-talk press, may be asked
+        // for a packet or two that says nothing of the network).
+        const resent = mine ? this.#resent(mine) : 0;
+        const loss = Math.max(entry.fractionLost || 0, steady ? resent : 0);
         const own = { loss, jitter: steady ? entry.jitter || 0 : 0 };
         out[OWN] = this.#measure({ ...own, rtt: entry.roundTripTime ?? rtt });
       }
