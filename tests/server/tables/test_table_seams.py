@@ -151,12 +151,13 @@ def test_a_listener_gets_its_watchers_events_instead_of_socketio(
         live.leave("bot:1")
         count = len(heard)
         live.stand(anna)
-        assert len(heard) == count and "bot:1" not in live.watchers
+        assert len(heard) == count and "Бот Вася" not in live.snapshot().connected
         live.join("bot:1", bot, None, lambda event, data: heard.append((event, data)))
         tables.close(table_id, "closing", lambda: None)
         assert heard[-1] == (CLOSED, {"table": table_id, "reason": "closing"})
         assert emitted[-1] == ("anna-socket", CLOSED, {"table": table_id, "reason": "closing"})
-        assert live.listeners == {} and live.watchers == {}
+        snap = live.snapshot()
+        assert snap.bots == {} and snap.connected == frozenset()
 
 
 def test_rules_change_between_hands_only_and_stay_with_the_table(tmp_path: Path) -> None:
@@ -177,9 +178,10 @@ def test_rules_change_between_hands_only_and_stay_with_the_table(tmp_path: Path)
             live.sit(p, None, None)
         for p in players:
             live.answer(p, READY)
-        assert live.phase == PLAYING and live.hand is not None
+        hand = live.play.hand
+        assert live.phase == PLAYING and hand is not None
         assert live.set_rules({"dark": False}) is False
-        assert live.variant["dark"] is True and live.hand.variant["dark"] is True
+        assert live.variant["dark"] is True and hand.variant["dark"] is True
         found = tables.store.table(table_id)
         assert found is not None and found[1]["dark"] is True
 
@@ -198,7 +200,7 @@ def test_practice_chips_need_no_balance_and_never_touch_it(tmp_path: Path) -> No
             tables.get(real).sit(broke, None, None)
         live = tables.get(practice)
         live.sit(broke, None, None)
-        assert live.money == {"anna": live.variant["buy_in_min"] * live.variant["ante"]}
+        assert live.snapshot().money == {"anna": live.variant["buy_in_min"] * live.variant["ante"]}
         assert balance(app, broke) == 0
         live.stand(broke)
         assert balance(app, broke) == 0 and live.member("anna") is None
