@@ -10,7 +10,8 @@ SQLite the sessions of one process are therefore taken one at a time (a re-entra
 green-aware lock), and a statement waits for another process's write lock (the admin CLI,
 a backup tool) up to the busy timeout — in short slices that yield (`_wait_busy`), never in
 SQLite's own busy handler, which sleeps inside C where eventlet cannot switch away: while
-one write waits, the process goes on serving pages, /healthz, chat, voice and timers.
+one write waits, the process goes on serving /healthz (its own connection), voice, the
+tables' states and timers; what opens a session of this process waits behind that write.
 """
 
 from __future__ import annotations

@@ -5,6 +5,8 @@ chips that need no balance."""
 
 from __future__ import annotations
 
+import copy
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -14,9 +16,11 @@ from flask import Flask
 from app import create_app, ledger
 from app.admin.tables import close_table
 from app.chat import Chat, ChatRefused
+from app.engine.hand import Action, Hand
 from app.lobby.service import create_table, get_lobby
 from app.models import Table, User, get_db
 from app.tables import EXTENSION as TABLES
+from app.tables import view
 from app.tables.model import CLOSED, PLAYING, READY, Person, TableError
 from app.tables.registry import Tables
 from app.tables.runtime import LiveTable
@@ -204,3 +208,29 @@ def test_practice_chips_need_no_balance_and_never_touch_it(tmp_path: Path) -> No
         assert balance(app, broke) == 0
         live.stand(broke)
         assert balance(app, broke) == 0 and live.member("anna") is None
+
+
+def test_a_snapshot_is_copies_and_the_live_hand_never_leaves_the_lock(tmp_path: Path) -> None:
+    """A reader outside the lock (the bots, the voice chat) gets copies: no field of a
+    snapshot is the live `Hand`, and the views it holds stay as they were while the hand
+    goes on; a viewer it was not taken for has no view in it."""
+    app = make_app(tmp_path)
+    table_id = open_table(app, "svara32")
+    ivan, maria = (person(app, name, 1000) for name in ("Иван", "Мария"))
+    with app.app_context():
+        live: LiveTable = app.extensions[TABLES].get(table_id)
+        for p in (ivan, maria):
+            live.sit(p, None, None)
+        for p in (ivan, maria):
+            live.answer(p, READY)
+        snap = live.snapshot([ivan.name, None])
+        assert not [f.name for f in fields(snap) if isinstance(getattr(snap, f.name), Hand)]
+        kept = copy.deepcopy(dict(snap.views))
+        actor = snap.views[None]["awaiting"][0]
+        legal = live.state_for(actor, [])["hand"]["legal"][0]
+        mover = ivan if actor == ivan.name else maria
+        live.act(mover, live.version, Action(actor, legal["do"], legal.get("min_to")))
+        assert snap.views == kept
+        assert live.snapshot([None]).views[None] != kept[None]  # the hand went on, not the copy
+        with pytest.raises(KeyError):
+            view.state(view.told(snap), snap, maria.name, [])  # not taken for her
