@@ -46,7 +46,7 @@ class Lineup:
     deals: DealSource
 
 
-Saved = tuple[DarkChoice | None, bool, bool, float | None, dict[str, str]]
+Saved = tuple[DarkChoice | None, bool, bool, float | None]
 
 
 class Gathering:
@@ -157,12 +157,13 @@ class Gathering:
         return events
 
     def saved(self) -> Saved:
-        return self.dark, self.open, self.extended, self.deadline, dict(self.answers)
+        return self.dark, self.open, self.extended, self.deadline
 
     def restore(self, saved: Saved, name: str, seed: str | None) -> None:
         """Back to `saved`: `name`'s answer (with `seed`) was refused with the hand it would
         have started."""
-        self.dark, self.open, self.extended, self.deadline, self.answers = saved
+        self.dark, self.open, self.extended, self.deadline = saved
+        self.answers.pop(name, None)
         self.fairness.withdraw(name, seed)
         if not self.open:
             self.scheduler.cancel(self.key)

@@ -328,13 +328,11 @@ class LiveTable:
                 self.seating.check_elsewhere(person, bool(self.variant.rules.get("practice")))
             before, opens = self.gathering.saved(), not self.gathering.open
             events = self.gathering.answer(member, kind, seed)
-            broke = (
-                self._stand(
-                    self.seating.broke(self.hand_cls, self.variant, self.watching.bots()), "money"
-                )
-                if opens and self.gathering.open
-                else []
-            )
+            broke: list[Event] = []
+            if opens and self.gathering.open:
+                bots = self.watching.bots()
+                broke = self._stand(self.seating.broke(self.hand_cls, self.variant, bots), "money")
+            events += broke
             try:
                 if self.gathering.complete():
                     events += self._start_hand()
@@ -343,7 +341,7 @@ class LiveTable:
                 if broke:  # they left all the same
                     self._changed(broke)
                 raise
-            self._changed(events + broke)
+            self._changed(events)
 
     def _gathering_expired(self) -> None:
         with self.lock:

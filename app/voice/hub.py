@@ -223,6 +223,8 @@ class VoiceHub:
                 self._sfu().request(op, table=str(table), **fields)
             except (VoiceUnavailable, VoiceError) as failure:
                 log.info("voice %s at table %s not sent: %s", op, table, failure)
+            except Exception:  # one broken request must not stop the ones after it
+                log.exception("voice %s at table %s failed", op, table)
             finally:
                 with self._lock:
                     self._outbox.popleft()
