@@ -32,7 +32,7 @@ from tests.server.voice.test_serve_voice import VOICE_ENV, join_voice, sfu_pids
 from .pace import Pace
 
 #: A round during the fault may take this many times the mean round before it.
-RATIO = 4
+RATIO = 5
 ROUNDS = 12
 REPLACED = 30  # seconds: a hung SFU is replaced within this (docs/voice-protocol.md)
 MISSED = re.compile(r"voice SFU missed (\d+) ping")
