@@ -22,7 +22,6 @@ import requests
 
 from tests.server.conftest import ASYNC_MODES, WAIT, Server, start_server, stopped
 from tests.server.tablekit import (
-    SCALE,
     Player,
     books,
     choose,
@@ -40,7 +39,8 @@ SAMPLES = 7
 
 @pytest.fixture(params=ASYNC_MODES)
 def server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Server]:
-    running = start_server(tmp_path, request.param, SVARA_TIMER_SCALE=str(SCALE))
+    """Timers at 1/25: a gathering of 150 s takes 6 s, a turn of 600 s 24 s."""
+    running = start_server(tmp_path, request.param, SVARA_TIMER_SCALE="0.04")
     with stopped(running):
         yield running
 
@@ -54,22 +54,27 @@ def healthz(server: Server) -> float:
     return took
 
 
-def gatherings(server: Server) -> list[Player]:
-    """Tables of «Мария» and «Ёж» where «Мария» has said «Готов» (C-1.3: 300 s to gather,
-    6 s here, as long as the lock is held); she watches for the gathering's one more
-    period."""
-    ready = []
+def tables(server: Server) -> list[Player]:
+    """Tables of «Мария» and «Ёж» (C-1.3: 150 s to gather, 6 s here)."""
+    found = []
     for _ in range(TABLES):
-        table = new_table(server, "classic", ready_seconds=300, turn_seconds=600)
+        table = new_table(server, "classic", ready_seconds=150, turn_seconds=600)
         maria, _yozh = seat(server, table, 2, 100, names=("Мария", "Ёж"))
+        found.append(maria)
+    return found
+
+
+def gather(players: list[Player]) -> None:
+    """«Мария» says «Готов» at each table: its gathering's period starts."""
+    for maria in players:
         assert maria.call("table:ready") == {"ok": True}
+    for maria in players:
         maria.until(lambda s: s["gathering"] is not None)
-        ready.append(maria)
-    return ready
 
 
 def periods(players: list[Player]) -> float:
-    """The mean time, by the server's clock, from the gathering's start to its extension."""
+    """The mean time, by the server's clock, from the gathering's start to its extension
+    (C-1.3: one more period)."""
     took = []
     for maria in players:
         opened = maria.state
@@ -96,15 +101,17 @@ class Decision(threading.Thread):
 def test_a_held_write_lock_delays_only_the_write(server: Server) -> None:
     table = new_table(server, "classic", turn_seconds=600, ready_seconds=600)
     players = seat(server, table, 2, 1000, names=("Иван", "Пётр"))
+    before_lock, during_lock = tables(server), tables(server)
+    healthy = [healthz(server) for _ in range(SAMPLES)]
+    gather(before_lock)
+    usual = periods(before_lock)
+
     for p in players:
         assert p.call("table:ready") == {"ok": True}
-    actor = whose_turn(players)
+    actor = whose_turn(players)  # his turn lasts 24 s: longer than what follows
     before = actor.state
     decision = choose(actor.hand["legal"], random.Random(5))  # type: ignore[index]
-    healthy = [healthz(server) for _ in range(SAMPLES)]
-    usual = periods(gatherings(server))
-
-    waiting = gatherings(server)  # their periods end while the lock is held
+    gather(during_lock)  # their periods end while the lock is held
     other = sqlite3.connect(server.instance / "svara.db", isolation_level=None)
     other.execute("BEGIN IMMEDIATE")
     taken = time.perf_counter()
@@ -112,9 +119,9 @@ def test_a_held_write_lock_delays_only_the_write(server: Server) -> None:
         act = Decision(actor, decision)
         act.start()
         locked = [healthz(server) for _ in range(SAMPLES)]
-        held = periods(waiting)
+        held = periods(during_lock)
         locked += [healthz(server) for _ in range(SAMPLES)]
-        assert act.is_alive(), "the decision did not wait for the lock"
+        assert act.is_alive(), f"the decision did not wait for the lock: {act.reply}"
     finally:
         other.execute("ROLLBACK")
         other.close()
@@ -132,5 +139,5 @@ def test_a_held_write_lock_delays_only_the_write(server: Server) -> None:
     found = books(server)
     assert found.ok, found.problems
     assert found.granted == found.balances + found.in_play
-    for p in [*players, *waiting]:
+    for p in [*players, *before_lock, *during_lock]:
         p.close()
