@@ -86,8 +86,8 @@ def table(folder: Path, wire: Wire) -> LiveTable:
     for seat in range(SEATS):
         person = Person(seat + 1, f"Игрок{seat + 1}")
         live.seating.seats[seat] = Member(person, seat)
-        live.watching.add(f"sid{seat}", person)
-        live.seating.money[person.name] = 100_000
+        live.watching.add(f"sid{seat}", person, None, seated=True)
+        live.seating.show(person.name, 100_000)
     return live
 
 
@@ -101,7 +101,7 @@ def run(hands: int, seed: int, changed: Callable[[LiveTable, list[Event]], None]
         live = table(Path(folder), wire)
         cls = live.hand_cls
         for h in range(hands):
-            seats = [Seat(m.name, 100_000) for m in live.members()]
+            seats = [Seat(m.name, 100_000) for m in live.seating.members()]
             play = live.play
             play.hand = cls(live.variant, seats, seats[h % SEATS].name, seeded_deals(deck, h))
             play.hand_id, play.actions = h + 1, []

@@ -175,7 +175,8 @@ def _seats(tables: Tables, s: Session) -> list[dict[str, Any]]:
         live = tables.find(table.id) if table.id is not None else None
         if live is not None and live.variant.rules.get("practice"):
             continue
-        money = live.money if live is not None else {}
+        snap = live.snapshot() if live is not None else None
+        money = snap.money if snap is not None else {}
         shown.append(
             {
                 "id": table.id,
@@ -183,10 +184,11 @@ def _seats(tables: Tables, s: Session) -> list[dict[str, Any]]:
                 "private": table.private,
                 "variant": table.variant,
                 "players": [
-                    {"name": m.name, "money": money.get(m.name, 0)}
-                    for m in (live.members() if live else [])
+                    {"name": s.name, "money": money.get(s.name, 0)}
+                    for s in (snap.seats if snap is not None else ())
+                    if s is not None
                 ],
-                "queue": list(live.snapshot().queue) if live else [],
+                "queue": list(snap.queue) if snap is not None else [],
                 "stacks": live.manners.stacks if live else False,
             }
         )

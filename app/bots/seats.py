@@ -3,10 +3,11 @@ runtime.
 
 A bot is a user (no password opens it) who watches its table the way a person's socket
 does: `LiveTable.join` with a socket id of its own and a listener. The runtime hands the
-listener the bot's own `table:state` (it never reaches Socket.IO); this module waits a
-human-like moment in the table scheduler and answers through the same `LiveTable` calls the
-socket handlers make: `sit`, `answer` («Готов», the dark), `act`, `stand`. It sees only its
-own state (its seat's view and legal actions), never the hand's hidden cards. It never joins
+listener the bot's own `table:state` (it never reaches Socket.IO); this module keeps it,
+waits a human-like moment in the table scheduler and answers from that state — the view it
+was sent — through the same `LiveTable` calls the socket handlers make: `sit`, `answer`
+(«Готов», the dark), `act`, `stand`. It sees only its own state (its seat's view and legal
+actions), never the hand's hidden cards. It never joins
 the voice chat, and it goes when the table closes.
 
 Its money: at a practice table its chips are practice chips like the person's (B-1.4,
@@ -33,7 +34,6 @@ from app.engine.hand import Legal
 from app.engine.policies.odds import OddsBot
 from app.ledger import LedgerError
 from app.models import Database, User
-from app.tables import view
 from app.tables.model import DARK, PLAYING, READY, Person, TableError
 from app.tables.registry import Tables
 from app.tables.runtime import LiveTable
@@ -66,11 +66,13 @@ def bot_ids(s: Session) -> set[int]:
 
 @dataclass
 class Seated:
-    """One bot at one table: who it is, its socket id and its policy."""
+    """One bot at one table: who it is, its socket id, its policy and the last state it
+    was sent (what it decides on)."""
 
     person: Person
     sid: str
     policy: OddsBot
+    state: dict[str, Any] | None = None
 
 
 class BotSeats:
@@ -85,13 +87,14 @@ class BotSeats:
         self.serving = False  # only the serving process gives idle bots' money back
 
     # --- the runtime's side -------------------------------------------------------------
-    def heard(self, sid: str, event: str) -> None:
-        """The listener of a bot's watcher (`LiveTable.join`): a new state schedules its
-        answer from the state as it is then; a bot reads no chat."""
+    def heard(self, sid: str, event: str, data: dict[str, Any]) -> None:
+        """The listener of a bot's watcher (`LiveTable.join`): a new state is kept and
+        schedules its answer from it; a bot reads no chat."""
         found = self.bots.get(sid)
         if found is None or event != "table:state":
             return
         table_id, bot = found
+        bot.state = data
         scheduler = self.tables.scheduler
         low, high = self.think
         deadline = scheduler.deadline_in(self.rng.uniform(low, high))
@@ -181,7 +184,7 @@ class BotSeats:
     def _watch(self, live: LiveTable, person: Person) -> None:
         sid = f"{SID}{live.id}:{person.id}"
         self.bots[sid] = (live.id, Seated(person, sid, OddsBot(random.Random(self.rng.random()))))
-        live.join(sid, person, None, lambda event, _: self.heard(sid, event))
+        live.join(sid, person, None, lambda event, data: self.heard(sid, event, data))
 
     def _stand(self, live: LiveTable, bot: Seated) -> None:
         self.bots.pop(bot.sid, None)
@@ -252,11 +255,12 @@ class BotSeats:
         if not self.serving:
             return
         busy = {b.person.id for t, b in list(self.bots.values()) if not self._practice(t)}
+        snaps = [live.snapshot() for live in self.tables.live()]
         busy |= {
             m.person.id
-            for live in self.tables.live()
-            if not live.snapshot().variant.rules.get("practice")  # B-1.4: chips, not money
-            for m in live.members()
+            for snap in snaps
+            if not snap.variant.rules.get("practice")  # B-1.4: chips, not money
+            for m in snap.members()
         }
         with self.db.session() as s:
             for bot_id in sorted(bot_ids(s) - busy):
@@ -291,16 +295,19 @@ class BotSeats:
             log.info("table %s: %s was refused: %s", table_id, bot.person.name, refused)
 
     def _decide(self, live: LiveTable, bot: Seated) -> None:
-        name = bot.person.name
-        snap = live.snapshot()
-        state = view.state(view.told(snap), snap, name, [])
-        if snap.phase == PLAYING:
+        """From the state it was sent (a stale one is refused, and the next one decides),
+        and for the seats between hands a snapshot of the table."""
+        name, state = bot.person.name, bot.state
+        if state is None:
+            return
+        if state["phase"] == PLAYING:
             hand = state["hand"]
             if name not in hand["awaiting"] or not hand["legal"]:
                 return
             legal = [Legal(**option) for option in hand["legal"]]
             live.act(bot.person, state["version"], bot.policy.choose(name, legal, hand))
             return
+        snap = live.snapshot()
         if snap.queue:  # a person wants the seat: a bot steps aside between hands
             self._stand(live, bot)
             self.return_idle()

@@ -5,18 +5,23 @@ How to use it (web handlers, the table runtime, the CLI)::
     with get_db().session() as s:   # commits on success, rolls back on an exception
         s.add(row)
 
-Keep a session short and never emit, sleep or wait inside it: SQLite has one writer, and
-under eventlet a blocked writer would stall every green thread. For SQLite the sessions of
-one process are therefore taken one at a time (a re-entrant, green-aware lock), and the
-connection waits for other processes (the admin CLI) with a busy timeout.
+Keep a session short and never emit, sleep or wait inside it: SQLite has one writer. For
+SQLite the sessions of one process are therefore taken one at a time (a re-entrant,
+green-aware lock), and a statement waits for another process's write lock (the admin CLI,
+a backup tool) up to the busy timeout — in short slices that yield (`_wait_busy`), never in
+SQLite's own busy handler, which sleeps inside C where eventlet cannot switch away: while
+one write waits, the process goes on serving /healthz (its own connection), voice, the
+tables' states and timers; what opens a session of this process waits behind that write.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import sqlite3
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
@@ -28,6 +33,9 @@ from sqlmodel import Session, create_engine
 from app.config import FILE_MODE, sqlite_path
 
 EXTENSION = "svara.db"
+SQLITE_BUSY, SQLITE_BUSY_SNAPSHOT = 5, 517
+#: The longest slice a statement waits for another process's lock before it tries again.
+BUSY_SLICE = 0.02
 
 
 class Database:
@@ -40,11 +48,14 @@ class Database:
         if self.is_sqlite:
             _create_private(url)
             # Sessions are handed between green threads/threads; the lock below serialises them.
-            # `timeout`: how long a write waits for another process's lock before it fails.
-            kwargs["connect_args"] = {"check_same_thread": False, "timeout": busy_timeout}
+            # `timeout` 0: SQLite never waits in C; `_wait_busy` waits in slices instead.
+            kwargs["connect_args"] = {"check_same_thread": False, "timeout": 0}
         self.engine: Engine = create_engine(url, **kwargs)
         if self.is_sqlite:
             event.listen(self.engine, "connect", _sqlite_pragmas)
+            event.listen(self.engine, "do_execute", _wait_busy(busy_timeout, "execute"))
+            event.listen(self.engine, "do_executemany", _wait_busy(busy_timeout, "executemany"))
+            event.listen(self.engine, "do_execute_no_params", _wait_busy(busy_timeout, "execute"))
         # Created here, after eventlet's monkey-patching, so under eventlet it is green.
         self._lock = threading.RLock() if self.is_sqlite else None
 
@@ -92,6 +103,37 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.close()
+
+
+def _busy(failure: sqlite3.OperationalError) -> bool:
+    """Another connection holds the lock this statement needs. Not a stale snapshot
+    (SQLITE_BUSY_SNAPSHOT): that one never clears while its transaction lasts."""
+    code = getattr(failure, "sqlite_errorcode", SQLITE_BUSY)
+    return code & 0xFF == SQLITE_BUSY and code != SQLITE_BUSY_SNAPSHOT
+
+
+def _wait_busy(timeout: float, method: str) -> Callable[..., bool]:
+    """A `do_execute` hook: run the statement; while another process holds the lock it
+    needs, sleep a slice (green under eventlet: `time.sleep` is patched) and try again, up
+    to `timeout` seconds, then fail as SQLite would ("database is locked"). A statement
+    refused as busy did nothing, so trying it again is exact."""
+
+    def execute(cursor: Any, statement: str, *rest: Any) -> bool:
+        parameters = rest[:-1]  # (parameters, context), or (context,) without parameters
+        deadline = time.monotonic() + timeout
+        pause = 0.001
+        while True:
+            try:
+                getattr(cursor, method)(statement, *parameters)
+                return True
+            except sqlite3.OperationalError as failure:
+                left = deadline - time.monotonic()
+                if not _busy(failure) or left <= 0:
+                    raise
+                time.sleep(min(pause, left))
+                pause = min(pause * 2, BUSY_SLICE)
+
+    return execute
 
 
 def get_db() -> Database:

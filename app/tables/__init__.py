@@ -1,6 +1,6 @@
 """The live table runtime (docs/architecture.md, docs/rules.md «Live tables»): one authoritative
-`LiveTable` per open table, its timers in one scheduler task, its hands on disk as they are played,
-its Socket.IO events.
+`LiveTable` per open table, its timers in one scheduler (a lane per table), its hands on disk
+as they are played, its Socket.IO events.
 
 `init_app` wires the runtime to the lobby (occupancy), to the connections (reconnect and
 takeover) and to the sockets; `start` is called by the serving process only (`svara serve`):

@@ -1,7 +1,8 @@
 """The gathering between hands at one live table: «Готов», «Пропустить», the dark, the
 gathering timer and the presumed dealer (C-1.3 … C-1.6, C-2.3, S-1.6, B-4.1).
 
-A part of `LiveTable` (runtime.py), called under the table's lock. It never starts a hand:
+A part of `LiveTable` (runtime.py), called under the table's lock; it keeps each seated
+player's answer (`answer_of`), the seats being the seating's. It never starts a hand:
 it says when one should start (`complete`, `due`) and who would play it (`lineup`); the
 owner starts it with the play part and then tells this part (`started`).
 """
@@ -69,15 +70,18 @@ class Gathering:
         self.deadline: float | None = None
         self.extended = False
         self.dark: DarkChoice | None = None
+        self.answers: dict[str, str] = {}  # who answered what since the last hand began
         self.dealer_seat: int | None = None
         self.fairness = TableFairness()  # the next hand's commitment, the seeds offered
 
     # --- who would play, who deals ------------------------------------------------------
     def presumed(self) -> tuple[list[Seat], str | None]:
         """The seats that would play now (seated, not skipping) and their dealer (C-1.5)."""
-        money = self.seating.money
+        money = self.seating.money_of
         seats = [
-            Seat(m.name, money.get(m.name, 0)) for m in self.seating.members() if m.answer != SKIP
+            Seat(m.name, money(m.name))
+            for m in self.seating.members()
+            if self.answers.get(m.name) != SKIP
         ]
         return seats, self.dealer_of([s.name for s in seats])
 
@@ -112,16 +116,25 @@ class Gathering:
         return DarkChoice(member.name, dealer)
 
     def forget(self, name: str) -> None:
-        """A player who stood up no longer plays dark."""
+        """A player who stood up has no answer and no longer plays dark."""
+        self.answers.pop(name, None)
         if self.dark is not None and self.dark.name == name:
             self.dark = None
+
+    def answer_of(self, name: str) -> str | None:
+        return self.answers.get(name)
+
+    def set_variant(self, variant: Variant) -> None:
+        """The table's rules changed between hands (`LiveTable.set_rules`)."""
+        self.variant = variant
 
     # --- answers ------------------------------------------------------------------------
     def check(self, member: Member, kind: str) -> None:
         """Whether he may answer `kind` (C-1.4: an answer is final once given)."""
-        if member.answer is not None:
-            raise TableError("not_now", f"you already answered: {member.answer}")
-        money = self.seating.money[member.name]
+        answered = self.answers.get(member.name)
+        if answered is not None:
+            raise TableError("not_now", f"you already answered: {answered}")
+        money = self.seating.money_of(member.name)
         if kind != SKIP and not self.hand_cls.playable(self.variant, money):
             ante = self.variant["ante"]
             raise TableError(
@@ -136,7 +149,7 @@ class Gathering:
         self.check(member, kind)
         if kind == DARK:
             self.dark = self.dark_choice(member)
-        member.answer = kind
+        self.answers[member.name] = kind
         self.fairness.offer(member.name, seed if kind != SKIP else None)
         events = [Event(kind, member.name, {})]
         if kind != SKIP and not self.open:
@@ -146,9 +159,11 @@ class Gathering:
     def saved(self) -> Saved:
         return self.dark, self.open, self.extended, self.deadline
 
-    def restore(self, saved: Saved) -> None:
-        """Back to `saved` (an answer whose hand the database refused)."""
+    def restore(self, saved: Saved, name: str) -> None:
+        """Back to `saved`: `name`'s answer was refused with the hand it would have started.
+        His seed stays the first he gave (docs/fairness.md: a refusal re-rolls nothing)."""
         self.dark, self.open, self.extended, self.deadline = saved
+        self.answers.pop(name, None)
         if not self.open:
             self.scheduler.cancel(self.key)
 
@@ -156,21 +171,22 @@ class Gathering:
         return [
             m
             for m in self.seating.members()
-            if m.answer in (READY, DARK)
-            and self.hand_cls.playable(self.variant, self.seating.money[m.name])
+            if self.answers.get(m.name) in (READY, DARK)
+            and self.hand_cls.playable(self.variant, self.seating.money_of(m.name))
         ]
 
     def complete(self) -> bool:
         """C-1.3's Decision: start at once when every seated player answered, ≥ 2 ready."""
         members = self.seating.members()
-        return self.open and all(m.answer is not None for m in members) and len(self.ready()) >= 2
+        answered = all(m.name in self.answers for m in members)
+        return self.open and answered and len(self.ready()) >= 2
 
     def silent(self) -> list[Member]:
         """C-1.7: who did not answer leaves the table (classic); in shaha36 he only sits
         this hand out (S-1.6)."""
         if not self.manners.stand_idle:
             return []
-        return [m for m in self.seating.members() if m.answer is None]
+        return [m for m in self.seating.members() if m.name not in self.answers]
 
     def lineup(self, busy: Collection[int] = (), bots: Collection[str] = ()) -> Lineup | None:
         """The hand that starts now without the users `busy` elsewhere (None with fewer
@@ -179,7 +195,7 @@ class Gathering:
         players = [m for m in self.ready() if m.person.id not in busy]
         if len(players) < 2:
             return None
-        seats = [Seat(m.name, self.seating.money[m.name]) for m in players]
+        seats = [Seat(m.name, self.seating.money_of(m.name)) for m in players]
         dealer = self.dealer_of([s.name for s in seats])
         assert dealer is not None
         dark = None
@@ -194,8 +210,7 @@ class Gathering:
         self.fairness.started()
         self.open, self.deadline, self.dark = False, None, None
         self.scheduler.cancel(self.key)
-        for member in self.seating.members():
-            member.answer = None
+        self.answers.clear()
 
     # --- the timer ----------------------------------------------------------------------
     def start_timer(self) -> Event:

@@ -46,12 +46,12 @@ class Person:
 
 @dataclass
 class Member:
-    """A seated player. `answer` is his reply to the gathering; `idle` and `leaving` stand
-    him up when the hand ends (C-1.7's Decision, S-1.7)."""
+    """A seated player. `idle` and `leaving` stand him up when the hand ends (C-1.7's
+    Decision, S-1.7); only `Seating` sets them (his answer to the gathering is the
+    gathering's: gathering.py)."""
 
     person: Person
     seat: int
-    answer: str | None = None
     idle: bool = False
     leaving: bool = False
 

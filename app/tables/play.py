@@ -10,7 +10,7 @@ is asked of the owner (`advance(leaving)`), and the end of a hand is reported (`
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from app.engine.games import Manners
@@ -24,6 +24,7 @@ from app.engine.hand import (
 from app.engine.handfile import record, replay_record
 from app.ledger import LedgerError
 
+from .fair import fair_view
 from .gathering import Lineup
 from .model import TableError, Turn
 from .scheduler import Scheduler
@@ -126,10 +127,35 @@ class Play:
             raise TableError("server", "the action could not be saved; try again") from None
         return events
 
-    def disconnect_action(self, name: str) -> Action | None:
-        """C-5.3: what a drop declares in the hand in play (`Hand.disconnect_action`)."""
+    def dropped(self, name: str) -> list[Event]:
+        """C-5.3: a disconnect cancels a «Варить»/«Делить» vote — a voter who drops refuses,
+        a proposer who drops withdraws (`Hand.disconnect_action`); the owner advances the
+        hand after it. Not saved, nothing is declared: the vote stays and its timer ends it."""
         hand = self.hand
-        return hand.disconnect_action(name) if hand is not None and not hand.finished else None
+        action = hand.disconnect_action(name) if hand is not None and not hand.finished else None
+        if action is None:
+            return []
+        try:
+            return self.apply(action)
+        except TableError:
+            return []
+
+    # --- what a snapshot copies ---------------------------------------------------------
+    def views(self, viewers: Iterable[str | None]) -> tuple[dict[str | None, Any], frozenset[str]]:
+        """The hand as each of `viewers` sees it, copied now (under the table's lock): a
+        participant his own `view(name)`, anyone else the public `view(None)`; and the
+        participants. Nothing of the live hand leaves the lock."""
+        hand = self.hand
+        if hand is None:
+            return {}, frozenset()
+        players = frozenset(s.name for s in hand.seats)
+        wanted = {v if v in players else None for v in viewers}
+        return {v: {"id": self.hand_id, **hand.view(v)} for v in wanted}, players
+
+    def fair(self, next_commit: str) -> dict[str, Any]:
+        """The `fair` object of every viewer's state: it carries no seed, so it is the same
+        for a participant and for anyone else (docs/fairness.md)."""
+        return fair_view(next_commit, self.hand, self.hand_id)
 
     def advance(self, leaving: Callable[[str], bool]) -> tuple[list[Event], bool]:
         """Play the turns of players who left (S-1.7: a fold), then time the hand; also

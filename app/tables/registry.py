@@ -105,7 +105,8 @@ class Tables:
         live = self.find(table_id)
         if live is None:
             return None
-        return [m.name for m in live.members()] + [p.name for p, _ in live.seating.queue]
+        snap = live.snapshot()
+        return [s.name for s in snap.seats if s is not None] + list(snap.queue)
 
     def live(self) -> list[LiveTable]:
         with self._lock:
@@ -161,7 +162,7 @@ class Tables:
             if not self.shard.owns(table.id):
                 continue
             live = self._tables.get(table.id)
-            seated = {m.person.id for m in live.members()} if live is not None else set()
+            seated = {m.person.id for m in live.snapshot().members()} if live else set()
             stranded = [u for u in self.store.stacked_users(table.id) if u not in seated]
             self.store.cash_out(table.id, stranded)  # S-1.5: standing up returns the stack
             # What the last run stored is gone with it: the lobbies read this run's seats.

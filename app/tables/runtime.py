@@ -2,21 +2,23 @@
 docs/architecture.md).
 
 A `LiveTable` takes its lock for every operation, so requests are applied one at a time,
-and delegates to its parts, each with a narrow interface and none importing another's
-owner: `Seating` (seats, queue, money; seating.py), `Gathering` (answers, the gathering
-timer, the dealer; gathering.py — it says when a hand should start, the owner starts it),
-`Play` (the hand, its actions and turn timer, its end and resumption; play.py), `Watchers`
-and `News` (watchers.py) and the viewer projection (view.py, a pure function of a
-`Snapshot`). What crosses parts — standing up a player who plays in the hand, the end of a
-hand, a timer's expiry — is decided here. Each change bumps `version` and sends every
-watcher his own state. Readers outside (the bots, the voice chat, the admin) get a
-`snapshot()` or a method, never the lock; the features that follow every table subscribe
-to its `Hooks` (a seat freed, the table closed) and the voice chat's marks are read into
-each snapshot.
+and delegates to its parts, each owning its state behind methods and none importing the
+owner: `Seating` (seats, queue, money, who leaves after the hand; seating.py), `Gathering`
+(answers, the gathering timer, the dealer; gathering.py — it says when a hand should start,
+the owner starts it), `Play` (the hand, its actions and turn timer, its end and resumption;
+play.py), `Watchers` (sockets, listeners, the offline timer) and `News` (watchers.py) and
+the viewer projection (view.py, a pure function of a `Snapshot`). What crosses parts —
+standing up a player who plays in the hand, the end of a hand, a timer's expiry — is
+decided here. Each change bumps `version` and sends every watcher his own state.
 
-Why ~500 lines: every public operation of a table is here, each short, because each takes
-the lock, may cross parts, and ends in one `_changed`; split over files, one table's order
-of events would have to be read in several places.
+Readers outside (the bots, the voice chat, the admin) get a `snapshot()` — copies made
+under the lock, the hand as views — or a method, never the lock nor a live object; the
+features that follow every table subscribe to its `Hooks` (a seat freed, the table
+closed) and the voice chat's marks are read into each snapshot. No hook waits for I/O:
+they run under the lock (the voice chat queues its SFU requests, app/voice/hub.py).
+
+Why one file of public operations: each takes the lock, may cross parts, and ends in one
+`_changed`; split over files, one table's order of events would be read in several places.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import contextlib
 import logging
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,7 +43,7 @@ from .play import Play
 from .scheduler import Scheduler
 from .seating import Seating
 from .store import TableStore
-from .view import Sitter, Snapshot, state, told
+from .view import Snapshot, state, told
 from .watchers import Listener, News, Watchers
 
 log = logging.getLogger(__name__)
@@ -106,23 +108,16 @@ class LiveTable:
             self._gathering_expired,
         )
         self.play = Play(table_id, books, self.scheduler, self.manners, self._turn_expired)
-        self.watching = Watchers(services.emit)
+        self.watching = Watchers(table_id, services.emit, self.scheduler, self._offline_expired)
         self.news = News()
         self._occupancy = self.occupancy()
 
     # --- reading (no lock: a read of the current state) ---------------------------------
-    def members(self) -> list[Member]:
-        """Seated players in seat (clockwise) order."""
-        return self.seating.members()
-
     def member(self, name: str) -> Member | None:
         return self.seating.member(name)
 
     def queued(self, name: str) -> bool:
         return self.seating.queued(name)
-
-    def connected(self, name: str) -> bool:
-        return self.watching.connected(name)
 
     def occupancy(self) -> tuple[int, int]:
         """Seats taken and queue length, as the lobby lists them (C-1.2)."""
@@ -138,25 +133,6 @@ class LiveTable:
             return PLAYING
         return GATHERING if self.gathering.open else WAITING
 
-    @property
-    def hand(self) -> Hand | None:
-        return self.play.hand
-
-    @property
-    def money(self) -> dict[str, int]:
-        """A copy of what each seated player plays from."""
-        return dict(self.seating.money)
-
-    @property
-    def watchers(self) -> dict[str, Person]:
-        """A copy of the watchers by socket id."""
-        return dict(self.watching.people)
-
-    @property
-    def listeners(self) -> dict[str, Listener]:
-        """A copy of the watchers served in-process (app/bots/)."""
-        return dict(self.watching.listeners)
-
     def audience(self, name: str | None) -> list[str]:
         """The sockets watching as `name`, or (None) as any seated player: the voice
         chat's (app/voice/sockets.py). Without the lock, from a copy, as a reader outside
@@ -167,12 +143,15 @@ class LiveTable:
             if person.name == name or (name is None and self.member(person.name))
         ]
 
-    def snapshot(self) -> Snapshot:
-        """Everything a state is made of, copied at this version."""
+    def snapshot(self, viewers: Iterable[str | None] = ()) -> Snapshot:
+        """Everything a state is made of, copied at this version; the hand as `viewers`
+        see it (a snapshot without viewers holds no view of the hand)."""
         with self.lock:
+            gathering = self.gathering
             between = not self.play.playing
-            play, gathering = self.play, self.gathering
             candidate, dealer = gathering.dark_candidate() if between else (None, None)
+            seats, queue = self.seating.frozen(gathering.answer_of)
+            views, players = self.play.views(viewers)
             return Snapshot(
                 table=self.id,
                 version=self.version,
@@ -181,30 +160,28 @@ class LiveTable:
                 stacks=self.manners.stacks,
                 hand_cls=self.hand_cls,
                 phase=self.phase,
-                notice=play.notice,
-                seats=tuple(
-                    None if m is None else Sitter(m.seat, m.person, m.answer, m.leaving)
-                    for m in self.seating.seats
-                ),
-                queue=tuple(p.name for p, _ in self.seating.queue),
-                money=dict(self.seating.money),
-                connected=frozenset(p.name for p in self.watching.people.values()),
+                notice=self.play.notice,
+                seats=seats,
+                queue=queue,
+                money=self.seating.money(),
+                connected=frozenset(p.name for _, p in self.watching.items()),
                 bots=self.watching.bots(),
                 next_dealer=dealer,
                 dark_candidate=candidate,
                 gathering=(gathering.deadline, gathering.extended) if gathering.open else None,
-                turn=play.turn,
-                actions=tuple(play.actions),
-                hand=play.hand,
-                fair_next=gathering.fairness.next.commit,
-                hand_id=play.hand_id,
+                turn=self.play.turn,
+                actions=tuple(self.play.actions),
+                views=views,
+                players=players,
+                fair=self.play.fair(gathering.fairness.next.commit),
+                hand_id=self.play.hand_id,
                 voice=dict(self.services.hooks.voice(self.id)),
                 now=time.time(),
             )
 
     def state_for(self, name: str | None, events: list[Event]) -> dict[str, Any]:
         """Exactly what `name` may know (docs/protocol.md, «table:state»)."""
-        snap = self.snapshot()
+        snap = self.snapshot([name])
         return state(told(snap), snap, name, events)
 
     # --- watching: join, leave, connection ----------------------------------------------
@@ -217,15 +194,25 @@ class LiveTable:
         sit: bool = False,
     ) -> dict[str, Any]:
         """A socket watches the table: the current state, the chat, and what it missed;
-        with `sit`, the player enters it (`enter`) and the answer says how that went.
+        with `sit`, the player enters it and the answer says how that went (C-1.2: a free
+        seat, or the queue at a full table; a returning player keeps his seat or place;
+        refused — too little money, money in play elsewhere — he watches, and the answer
+        says why).
 
         With a `listener`, `sid` names a watcher inside this process (a bot, app/bots/):
         every event for it (its own `table:state`, chat, `table:closed`) is handed to the
         listener instead of Socket.IO, until it leaves or the table closes."""
         with self.lock:
-            if self._attach(sid, person, listener):
+            if self.watching.add(sid, person, listener, self.member(person.name) is not None):
                 self._changed([Event("online", person.name)], skip=sid)
-            entered = {"sit": self._enter(person)} if sit else {}
+            entered: dict[str, Any] = {}
+            if sit:
+                entered = {"sit": {"ok": True}}
+                if self.member(person.name) is None and not self.queued(person.name):
+                    try:
+                        self.sit(person, None, None)
+                    except TableError as refused:
+                        entered = {"sit": refused.ack()}
             return {
                 "state": self.state_for(person.name, []),
                 "chat": self.chat.recent(),
@@ -233,138 +220,99 @@ class LiveTable:
                 **entered,
             }
 
-    def _enter(self, person: Person) -> dict[str, Any]:
-        """C-1.2: entering takes a free seat, or the queue at a full table; a returning
-        player keeps his seat or place. The stack is the smallest (S-1.5). Refused (too
-        little money, money in play elsewhere) he watches, and the answer says why."""
-        if self.member(person.name) is not None or self.queued(person.name):
-            return {"ok": True}
-        try:
-            self._sit(person, None, None, queue=True)
-        except TableError as refused:
-            return refused.ack()
-        return {"ok": True}
-
     def follow(self, sid: str, person: Person) -> None:
         """A seated or queued player's new socket watches the table at once (C-8.1, C-8.2)."""
         with self.lock:
             # Still online through the old socket (its disconnect is told late on purpose,
             # app/auth/sockets.py): moving to the new one is no news for the watchers.
-            online = self.connected(person.name)
+            online = self.watching.connected(person.name)
             for old in self.watching.sids(person.name):
                 self.watching.remove(old)
-            if self._attach(sid, person) and not online:
+            seated = self.member(person.name) is not None
+            if self.watching.add(sid, person, None, seated) and not online:
                 self._changed([Event("online", person.name)])
             else:
                 self.watching.send(sid, "table:state", self.state_for(person.name, []))
 
-    def _attach(self, sid: str, person: Person, listener: Listener | None = None) -> bool:
-        """Add a watcher; True when that brings a seated player back online."""
-        back = not self.connected(person.name) and self.member(person.name) is not None
-        self.watching.add(sid, person, listener)
-        if back:
-            self.scheduler.cancel((self.id, "offline", person.name))
-        return back
-
     def leave(self, sid: str) -> None:
-        """A socket stops watching (page closed, disconnected, taken over)."""
+        """A socket stops watching (page closed, disconnected, taken over). A seated player
+        left with no socket is offline (S-1.7), and a vote he is in is cancelled (C-5.3)."""
         with self.lock:
             person = self.watching.remove(sid)
-            if person is None or self.connected(person.name):
+            if person is None or self.watching.connected(person.name):
                 return
             if self.member(person.name) is None:
                 return
-            self._arm_offline(person.name)
-            self._changed([Event("offline", person.name), *self._disconnect_acts(person.name)])
-
-    def _disconnect_acts(self, name: str) -> list[Event]:
-        """C-5.3: a disconnect cancels a «Варить»/«Делить» vote: a voter who drops refuses,
-        a proposer who drops withdraws; either way the proposer's turn goes on with the rest
-        of its time (the engine says what a drop declares: `Hand.disconnect_action`)."""
-        action = self.play.disconnect_action(name)
-        if action is None:
-            return []
-        try:
-            return self.play.apply(action) + self._advance()
-        except TableError:
-            return []  # not saved: the vote stays, and its timer still ends it
-
-    def _arm_offline(self, name: str) -> None:
-        """S-1.7: offline for `offline_seconds`, the player is stood up."""
-        if self.manners.stand_offline:
-            self.scheduler.set(
-                (self.id, "offline", name),
-                self.scheduler.deadline_in(self.variant["offline_seconds"]),
-                lambda: self._offline_expired(name),
-            )
+            if self.manners.stand_offline:
+                self.watching.arm_offline(person.name, self.variant["offline_seconds"])
+            events = self.play.dropped(person.name)
+            if events:
+                with contextlib.suppress(TableError):  # not saved: the turn timer ends it
+                    events += self._advance()
+            self._changed([Event("offline", person.name), *events])
 
     def _offline_expired(self, name: str) -> None:
         with self.lock:
             member = self.member(name)
-            if member is None or self.connected(name):
+            if member is None or self.watching.connected(name):
                 return
-            self._changed(self._stand(member, "offline"))
+            self._changed(self._stand([member], "offline"))
 
     # --- seats and queue (C-1.2, S-1.5) -------------------------------------------------
     def sit(self, person: Person, seat: int | None, stack: int | None) -> None:
         """Sit down, or queue when the table is full (C-1.2)."""
-        self._sit(person, seat, stack, queue=True)
-
-    def take_free_seat(self, person: Person, stack: int | None) -> bool:
-        """Sit down if a seat is free; a full table queues nobody (the bots, app/bots/)."""
-        return self._sit(person, None, stack, queue=False)
-
-    def _sit(self, person: Person, seat: int | None, stack: int | None, queue: bool) -> bool:
         with self.lock:
             if self.member(person.name) is not None:
                 raise TableError("not_now", "you are already seated")
             if self.queued(person.name):
                 raise TableError("not_now", "you are already in the queue")
-            self._check_elsewhere(person)
+            self.seating.check_elsewhere(person, bool(self.variant.rules.get("practice")))
             stack = self.seating.check_money(person, stack, self.variant)
             free = self.seating.free_seat(seat)
             if free is None:
-                if not queue:
-                    return False
                 self._changed([self.seating.enqueue(person, stack)])
-                return True
-            self._changed([self.seating.place(person, free, stack)])
+            else:
+                self._changed([self.seating.place(person, free, stack)])
+
+    def take_free_seat(self, person: Person, stack: int | None) -> bool:
+        """Sit down if a seat is free; a full table queues nobody (the bots, app/bots/)."""
+        with self.lock:
+            if self.seating.free_seat(None) is None:
+                return False
+            self.sit(person, None, stack)
             return True
 
-    def _check_elsewhere(self, person: Person) -> None:
-        """An account plays for money at one table at a time (docs/rules.md, «Money at one
-        table at a time»): refused (`money`) while its money is committed at another."""
-        if self.variant.rules.get("practice"):  # B-1.4: chips, not money
-            return
-        other = self.books.elsewhere({person.name: person.id}).get(person.id)
-        if other is not None:
-            raise TableError("money", f"your money is in play at table {other}: finish there first")
-
-    def _stand(self, member: Member, why: str) -> list[Event]:
-        """Free the seat now, or after the hand if he plays in it (S-1.7)."""
-        if self.play.in_hand(member.name):
-            member.leaving = True
-            return [Event("leaving", member.name, {"why": why}), *self._advance()]
-        event = self.seating.free(member, why)
-        self.gathering.forget(member.name)
-        for hook in self.services.hooks.seat_freed:
-            hook(self.id, member.name)
-        return [event, *self.seating.seat_from_queue()]
+    def _stand(self, members: list[Member], why: str) -> list[Event]:
+        """Free their seats now, or after the hand for those who play in it (S-1.7)."""
+        events: list[Event] = []
+        for member in members:
+            if self.play.in_hand(member.name):
+                self.seating.leaves_after_hand(member)
+                events += [Event("leaving", member.name, {"why": why}), *self._advance()]
+                continue
+            events.append(self.seating.free(member, why))
+            self.gathering.forget(member.name)
+            for hook in self.services.hooks.seat_freed:
+                hook(self.id, member.name)
+            events += self.seating.seat_from_queue()
+        return events
 
     def stand(self, person: Person) -> None:
         with self.lock:
             dequeued = self.seating.dequeue(person.name)
             if dequeued is not None:
                 return self._changed([dequeued])
-            events = self._stand(self.seating.seated(person), "left")
-            with contextlib.suppress(TableError):  # not started now: the gathering timer retries
-                events += self._try_start()
+            events = self._stand([self.seating.seated(person)], "left")
+            if not self.play.playing and self.gathering.complete():
+                with contextlib.suppress(TableError):  # not now: the gathering timer retries
+                    events += self._start_hand()
             self._changed(events)
 
     # --- between hands: ready, skip, dark (C-1.3 … C-1.6, S-1.6, B-4.1) -----------------
     def answer(self, person: Person, kind: str, seed: str | None = None) -> None:
         """«Готов», «Пропустить», «Темнить»: with the page's shuffle seed for the coming
-        hand, if it sends one (docs/fairness.md)."""
+        hand, if it sends one (docs/fairness.md). C-1.3's Decision: the hand starts at once
+        when every seated player has answered, two or more ready."""
         with self.lock:
             if seed is not None:
                 try:
@@ -377,25 +325,23 @@ class LiveTable:
             self.seating.refresh([member.name])
             self.gathering.check(member, kind)
             if kind != SKIP:
-                self._check_elsewhere(member.person)
+                self.seating.check_elsewhere(person, bool(self.variant.rules.get("practice")))
             before, opens = self.gathering.saved(), not self.gathering.open
             events = self.gathering.answer(member, kind, seed)
-            broke = self._stand_broke() if opens and self.gathering.open else []
+            broke: list[Event] = []
+            if opens and self.gathering.open:
+                bots = self.watching.bots()
+                broke = self._stand(self.seating.broke(self.hand_cls, self.variant, bots), "money")
+            events += broke
             try:
-                events += broke + self._try_start()
+                if self.gathering.complete():
+                    events += self._start_hand()
             except TableError:  # the database refused the hand: the answer is refused too
-                member.answer = None
-                self.gathering.restore(before)  # his seed stays the first he gave
+                self.gathering.restore(before, member.name)  # his seed stays the first
                 if broke:  # they left all the same
                     self._changed(broke)
                 raise
             self._changed(events)
-
-    def _try_start(self) -> list[Event]:
-        """C-1.3's Decision: at once when every seated player has answered, ≥ 2 ready."""
-        if self.play.playing or not self.gathering.complete():
-            return []
-        return self._start_hand()
 
     def _gathering_expired(self) -> None:
         with self.lock:
@@ -404,7 +350,7 @@ class LiveTable:
             events: list[Event] = []
             step = self.gathering.due()
             if step == START:
-                events = self._stand_silent()
+                events = self._stand(self.gathering.silent(), "idle")  # C-1.7 (classic)
                 try:
                     events += self._start_hand()
                 except TableError:  # the database refused the hand: another period, then again
@@ -413,34 +359,12 @@ class LiveTable:
                     return self._changed(events)
             elif step == EXTEND:  # C-1.3: one more period
                 return self._changed([self.gathering.extend()])
-            self._changed([*events, self.gathering.lapse(), *self._stand_silent()])
-
-    def _stand_broke(self) -> list[Event]:
-        """docs/rules.md, «No money, no seat»: when a gathering opens, a person whose money
-        no longer pays the ante (C-1.8) leaves his seat for a spectator's (`stood`, why
-        `money`), so he holds up no gathering. Bots see to their own money (app/bots/), and a
-        practice match just ends (B-1.4)."""
-        if self.variant.rules.get("practice"):
-            return []
-        bots = self.watching.bots()
-        self.seating.refresh([m.name for m in self.members()])
-        events: list[Event] = []
-        for member in self.members():
-            money = self.seating.money.get(member.name, 0)
-            if member.name not in bots and not self.hand_cls.playable(self.variant, money):
-                events += self._stand(member, "money")
-        return events
-
-    def _stand_silent(self) -> list[Event]:
-        """C-1.7 (classic): whoever did not answer the gathering leaves the table."""
-        events: list[Event] = []
-        for member in self.gathering.silent():
-            events += self._stand(member, "idle")
-        return events
+            lapsed = self.gathering.lapse()
+            self._changed([*events, lapsed, *self._stand(self.gathering.silent(), "idle")])
 
     # --- the hand -----------------------------------------------------------------------
     def _start_hand(self) -> list[Event]:
-        self.seating.refresh([m.name for m in self.members()])
+        self.seating.refresh([m.name for m in self.seating.members()])
         practice = self.variant.rules.get("practice")  # B-1.4: chips, not money
         ready = {m.name: m.person.id for m in self.gathering.ready()}
         busy = {} if practice else self.books.elsewhere(ready)
@@ -470,12 +394,8 @@ class LiveTable:
 
     def _advance(self) -> list[Event]:
         """Play the turns of players who left (S-1.7), then end or time the hand."""
-        events, over = self.play.advance(self._leaving)
+        events, over = self.play.advance(self.seating.leaving)
         return events + self._hand_over() if over else events
-
-    def _leaving(self, name: str) -> bool:
-        member = self.member(name)
-        return member is not None and member.leaving
 
     def _turn_expired(self, token: int) -> None:
         """The turn timer ran out: automatic actions (Play.timeout); C-1.7's Decision: a
@@ -485,10 +405,9 @@ class LiveTable:
             if result is None:
                 return
             events, timed_out = result
-            for name in timed_out:
-                member = self.member(name)
-                if member is not None and self.manners.stand_idle:
-                    member.idle = True
+            if self.manners.stand_idle:
+                for name in timed_out:
+                    self.seating.idle_after_hand(name)
             self._changed(events + self._advance())
 
     def _hand_over(self) -> list[Event]:
@@ -496,22 +415,22 @@ class LiveTable:
         hand = self.play.hand
         assert hand is not None
         over = self.play.over()
-        self.seating.refresh([m.name for m in self.members()])
+        self.seating.refresh([m.name for m in self.seating.members()])
         if hand.next_dealer is not None and self.member(hand.next_dealer) is not None:
             self.gathering.deals_next(hand.next_dealer)
         events = [over]
-        for member in self.members():
-            if member.leaving or member.idle:
-                member.leaving = False
-                events += self._stand(member, "idle" if member.idle else "left")
+        for member, why in self.seating.after_hand():
+            events += self._stand([member], why)
         if self.manners.gather_after_hand:
-            events += self._stand_broke()
+            events += self._stand(
+                self.seating.broke(self.hand_cls, self.variant, self.watching.bots()), "money"
+            )
         events += self.seating.seat_from_queue()
-        if self.manners.gather_after_hand and len(self.members()) >= 2:
+        if self.manners.gather_after_hand and len(self.seating.members()) >= 2:
             events.append(self.gathering.start_timer())  # S-1.6: «Новая раздача»
         return events
 
-    # --- recovery (C-8.5) ---------------------------------------------------------------
+    # --- recovery (C-8.5), rules, the administrator -------------------------------------
     def resume(
         self, hand_id: int, hand: Hand, actions: list[Action], people: dict[str, int]
     ) -> None:
@@ -520,8 +439,9 @@ class LiveTable:
         with self.lock:
             names = [seat.name for seat in hand.seats]
             self.seating.reseat(Person(people[name], name) for name in names)
-            for name in names:
-                self._arm_offline(name)  # nobody is connected yet
+            if self.manners.stand_offline:
+                for name in names:  # nobody is connected yet
+                    self.watching.arm_offline(name, self.variant["offline_seconds"])
             self.seating.refresh(names)
             self.play.resume(hand_id, hand, actions, RESTARTED)
             self.gathering.deals_next(hand.dealer)
@@ -535,19 +455,20 @@ class LiveTable:
         with self.lock:
             if self.phase == PLAYING:
                 return False
-            self.variant = self.gathering.variant = self.variant.with_rules(rules)
+            self.variant = self.variant.with_rules(rules)
+            self.gathering.set_variant(self.variant)
             self.books.set_rules(rules)
             return True
 
-    # --- the administrator (app/admin/live.py) -----------------------------------------
     def show_balance(self, person: Person, amount: int) -> bool:
-        """An admin's grant (C-0.1): between hands, the money of a player who plays from his
-        balance shows anew; a hand in play keeps the stakes it began with (C-0.2)."""
+        """An admin's grant (C-0.1, app/admin/live.py): between hands, the money of a player
+        who plays from his balance shows anew; a hand in play keeps the stakes it began
+        with (C-0.2)."""
         with self.lock:
             name = person.name
             if self.manners.stacks or self.member(name) is None or self.play.in_hand(name):
                 return False
-            self.seating.money[name] = amount
+            self.seating.show(name, amount)
             self._changed([])
             return True
 
@@ -559,8 +480,7 @@ class LiveTable:
         with self.lock:
             self.play.stop()
             self.gathering.stop()
-            for member in self.members():
-                self.scheduler.cancel((self.id, "offline", member.name))
+            self.watching.cancel_offline([m.name for m in self.seating.members()])
             result = close_in_db()
             self.play.drop()
             self.seating.clear()
@@ -570,10 +490,10 @@ class LiveTable:
                 self.watching.remove(sid)
             return result
 
-    # --- chat (C-8.4, S-1.7) ------------------------------------------------------------
+    # --- chat (C-8.4, S-1.7), voice (C-8.3) ---------------------------------------------
     def say(self, sid: str, text: str | None, phrase: int | None) -> None:
         with self.lock:
-            person = self.watching.people.get(sid)
+            person = self.watching.person(sid)
             if person is None:
                 raise TableError("not_joined", "join the table first")
             if self.phase == PLAYING and not self.manners.chat_in_hand:
@@ -586,11 +506,8 @@ class LiveTable:
                 )
             except ChatRefused as refused:
                 raise TableError("chat", str(refused)) from None
-            payload = {"table": self.id, **line.as_json()}
-            for watcher, _ in self.watching.items():
-                self.watching.send(watcher, "table:chat", payload)
+            self.watching.send_all("table:chat", {"table": self.id, **line.as_json()})
 
-    # --- voice (C-8.3) -------------------------------------------------------------------
     def voice_changed(self) -> None:
         """Someone's voice marks changed (`Hooks.voice`): a new version shows them."""
         with self.lock:
@@ -605,10 +522,11 @@ class LiveTable:
         if self.occupancy() != self._occupancy:
             self._occupancy = self.occupancy()
             self.services.seats_changed(self.id)
-        snap = self.snapshot()
+        watchers = self.watching.items()
+        snap = self.snapshot({person.name for _, person in watchers})
         common = told(snap)
         states: dict[str, dict[str, Any]] = {}
-        for sid, person in self.watching.items():
+        for sid, person in watchers:
             if sid == skip:
                 continue
             if person.name not in states:

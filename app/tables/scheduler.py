@@ -1,8 +1,12 @@
-"""Every timer of every table as a deadline, fired by ONE background task (architecture.md).
+"""Every timer of every table as a deadline (architecture.md): one background task watches
+the deadlines, and each table's due timers run in a task of that table's own.
 
 A table never sleeps per player: it sets a deadline under a key ("table 3, turn") and the
 scheduler calls it back when the deadline passes. Setting a key again replaces its deadline,
-so a stale timer can never fire. Deadlines are wall-clock seconds (`time.time()`): clients
+so a stale timer can never fire. A key `(table, …)` belongs to the lane of its table: the
+lane's callbacks run one after another, in deadline order, in a task that lives while the
+lane has work, so one slow table (a callback waiting for its lock or for the database)
+delays no other table's timers. Deadlines are wall-clock seconds (`time.time()`): clients
 get them as server time and draw their own countdowns. Durations are multiplied by `scale`
 (config `TIMER_SCALE`), which is how tests run the 30 s timers of the rules in milliseconds.
 
@@ -17,6 +21,7 @@ import itertools
 import logging
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Hashable
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
@@ -29,8 +34,13 @@ MAX_NAP = 0.05
 MIN_NAP = 0.002
 
 
+def lane(key: Hashable) -> Hashable:
+    """The lane of a key: its table for a `(table, …)` key, else the key itself."""
+    return key[0] if isinstance(key, tuple) and key else key
+
+
 class Scheduler:
-    """Deadlines by key, one background task firing them in deadline order."""
+    """Deadlines by key, one background task handing the due ones to their lanes."""
 
     def __init__(
         self,
@@ -47,6 +57,7 @@ class Scheduler:
         # Held only around heap operations, which never yield: safe for green threads too.
         self._lock = threading.Lock()
         self._running = False
+        self._lanes: dict[Hashable, deque[Callable[[], None]]] = {}  # lanes with a task
 
     def start(self) -> None:
         """Start the firing task once per process."""
@@ -79,16 +90,16 @@ class Scheduler:
         timer = self._timers.get(key)
         return timer[0] if timer else None
 
-    def _due(self, now: float) -> tuple[list[Callable[[], None]], float]:
+    def _due(self, now: float) -> tuple[list[tuple[Hashable, Callable[[], None]]], float]:
         """Pop the timers whose deadline passed; also how long the loop may nap."""
-        due: list[Callable[[], None]] = []
+        due: list[tuple[Hashable, Callable[[], None]]] = []
         with self._lock:
             while self._heap and self._heap[0][0] <= now:
                 _, seq, key = heapq.heappop(self._heap)
                 timer = self._timers.get(key)
                 if timer is not None and timer[1] == seq:  # not replaced or cancelled since
                     del self._timers[key]
-                    due.append(timer[2])
+                    due.append((key, timer[2]))
             nap = self._heap[0][0] - now if self._heap else MAX_NAP
         return due, min(MAX_NAP, max(MIN_NAP, nap))
 
@@ -99,9 +110,31 @@ class Scheduler:
     def _loop(self) -> None:
         while self._running:
             due, nap = self._due(time.time())
-            for fire in due:
+            for key, fire in due:
+                self._hand(lane(key), fire)
+            self.socketio.sleep(nap)
+
+    def _hand(self, name: Hashable, fire: Callable[[], None]) -> None:
+        """Queue `fire` in its lane, starting the lane's task unless one runs."""
+        with self._lock:
+            queued = self._lanes.get(name)
+            if queued is not None:  # its task takes this one after the ones before it
+                queued.append(fire)
+                return
+            self._lanes[name] = deque([fire])
+        self.socketio.start_background_task(self._drain, name)
+
+    def _drain(self, name: Hashable) -> None:
+        """A lane's task: its callbacks in order, until none is left."""
+        with self.context():
+            while True:
+                with self._lock:
+                    queued = self._lanes[name]
+                    if not queued:
+                        del self._lanes[name]
+                        return
+                    fire = queued.popleft()
                 try:
                     fire()
-                except Exception:  # one table's failure must not stop every other timer
+                except Exception:  # one table's failure must not stop its other timers
                     log.exception("timer callback failed")
-            self.socketio.sleep(nap)

@@ -3,20 +3,21 @@ seated player plays from — his balance (C-0.2) or his stack bought in here (S-
 
 A part of `LiveTable` (runtime.py), which calls it under the table's lock; it knows nothing
 of the gathering or the hand: standing up a player who plays in the hand is the owner's
-decision, freeing his seat is this part's.
+decision, freeing his seat and remembering that he leaves after the hand are this part's.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Collection, Iterable
 
-from app.engine.hand import Event
+from app.engine.hand import Event, Hand
 from app.engine.variants import Variant
 from app.ledger import LedgerError
 
 from .model import Member, Person, TableError
 from .store import Books
+from .view import Sitter
 
 
 class Seating:
@@ -26,7 +27,7 @@ class Seating:
         self.books = books
         self.seats: list[Member | None] = [None] * size
         self.queue: deque[tuple[Person, int | None]] = deque()
-        self.money: dict[str, int] = {}
+        self._money: dict[str, int] = {}
 
     # --- reading --------------------------------------------------------------------------
     def members(self) -> list[Member]:
@@ -55,10 +56,60 @@ class Seating:
         """Seats taken and queue length, as the lobby lists them (C-1.2)."""
         return len(self.members()), len(self.queue)
 
+    def leaving(self, name: str) -> bool:
+        """He plays in the hand but leaves when it ends (S-1.7)."""
+        member = self.member(name)
+        return member is not None and member.leaving
+
+    def frozen(
+        self, answer: Callable[[str], str | None]
+    ) -> tuple[tuple[Sitter | None, ...], tuple[str, ...]]:
+        """The seats and the queue as a snapshot keeps them (`answer`: the gathering's)."""
+        seats = tuple(
+            None if m is None else Sitter(m.seat, m.person, answer(m.name), m.leaving)
+            for m in self.seats
+        )
+        return seats, tuple(p.name for p, _ in self.queue)
+
     # --- money ----------------------------------------------------------------------------
+    def money_of(self, name: str) -> int:
+        """What he plays from, as last read from the ledger."""
+        return self._money.get(name, 0)
+
+    def money(self) -> dict[str, int]:
+        """A copy of what each seated player plays from."""
+        return dict(self._money)
+
     def refresh(self, names: Iterable[str]) -> None:
         """The money of `names` as the ledger has it now."""
-        self.money.update(self.books.money(names))
+        self._money.update(self.books.money(names))
+
+    def show(self, name: str, amount: int) -> None:
+        """An admin's grant shows anew between hands (C-0.1, C-0.2)."""
+        self._money[name] = amount
+
+    def check_elsewhere(self, person: Person, practice: bool) -> None:
+        """An account plays for money at one table at a time (docs/rules.md, «Money at one
+        table at a time»): refused (`money`) while its money is committed at another."""
+        if practice:  # B-1.4: chips, not money
+            return
+        other = self.books.elsewhere({person.name: person.id}).get(person.id)
+        if other is not None:
+            raise TableError("money", f"your money is in play at table {other}: finish there first")
+
+    def broke(self, hand_cls: type[Hand], variant: Variant, bots: Collection[str]) -> list[Member]:
+        """docs/rules.md, «No money, no seat»: when a gathering opens, a person whose money,
+        read anew, no longer pays the ante (C-1.8) leaves his seat for a spectator's, so he
+        holds up no gathering. Bots see to their own money (app/bots/), and a practice match
+        just ends (B-1.4)."""
+        if variant.rules.get("practice"):
+            return []
+        self.refresh([m.name for m in self.members()])
+        return [
+            m
+            for m in self.members()
+            if m.name not in bots and not hand_cls.playable(variant, self.money_of(m.name))
+        ]
 
     def minimum(self, variant: Variant) -> int:
         """What a seat needs (docs/rules.md, «No money, no seat»): the smallest stack
@@ -92,6 +143,20 @@ class Seating:
         return stack
 
     # --- changes --------------------------------------------------------------------------
+    def leaves_after_hand(self, member: Member) -> None:
+        """He left while playing in the hand: his seat is freed when it ends (S-1.7)."""
+        member.leaving = True
+
+    def idle_after_hand(self, name: str) -> None:
+        """He let his own timer run out: stood up when the hand ends (C-1.7's Decision)."""
+        member = self.member(name)
+        if member is not None:
+            member.idle = True
+
+    def after_hand(self) -> list[tuple[Member, str]]:
+        """Who stands up now that the hand ended, and why ("idle" or "left")."""
+        return [(m, "idle" if m.idle else "left") for m in self.members() if m.leaving or m.idle]
+
     def free_seat(self, seat: int | None) -> int | None:
         """The seat `person` asked for (checked), the first free one for None; None when
         the table is full."""
@@ -132,7 +197,7 @@ class Seating:
         if self.books.stacks:
             self.books.cash_out([member.person.id])
         self.seats[member.seat] = None
-        self.money.pop(member.name, None)
+        self._money.pop(member.name, None)
         return Event("stood", member.name, {"why": why})
 
     def seat_from_queue(self) -> list[Event]:

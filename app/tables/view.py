@@ -5,7 +5,8 @@ made of; `told` builds what every viewer is told alike once per version (docs/
 performance.md: not once per watcher) and `state` adds each viewer's own parts: a seated
 participant the engine's `view(name)`, everyone else the public `view(None)` — so no
 client ever receives a card it may not see (docs/protocol.md, «table:state»). The snapshot
-refers to the hand itself, which only `Hand.view` reads here.
+holds no live object of the table: the hand's views were copied under the lock, for the
+viewers the snapshot was taken for.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from typing import Any
 from app.engine.hand import Action, Event, Hand
 from app.engine.variants import Variant
 
-from .fair import fair_view
 from .model import DARK, PLAYING, READY, SKIP, Person, Turn
 
 
@@ -38,7 +38,10 @@ class Sitter:
 @dataclass(frozen=True)
 class Snapshot:
     """One table at one version, as every reader outside the table's lock sees it (the
-    views, the bots, the voice chat)."""
+    views, the bots, the voice chat): copies only. `views` is the hand as each viewer the
+    snapshot was taken for sees it (a participant by name, anyone else under None), with
+    its `id`; `players` the hand's participants; `fair` the `fair` object, the same for
+    every viewer: it holds no seed (docs/fairness.md)."""
 
     table: int
     version: int
@@ -58,8 +61,9 @@ class Snapshot:
     gathering: tuple[float | None, bool] | None  # deadline, extended
     turn: Turn | None
     actions: tuple[Action, ...]
-    hand: Hand | None
-    fair_next: str  # the next hand's shuffle commitment (docs/fairness.md)
+    views: Mapping[str | None, Mapping[str, Any]]
+    players: frozenset[str]
+    fair: Mapping[str, Any]
     hand_id: int | None
     voice: Mapping[str, Mapping[str, bool]]  # each voice member's {"in", "mic", "listen"}
     now: float
@@ -80,14 +84,12 @@ class Told:
     """What one version's `table:state` tells every viewer alike. `head` runs from `table`
     to `queue`, with each seat's `voice` null; `voiced` are the same seats with their voice
     marks, for the seated viewers only (C-8.3: the voice is the seated players'); `tail`
-    holds `turn`, `last` and `history`; `public_hand` is the hand as every non-participant
-    sees it (`view(None)`), made on first need."""
+    holds `turn`, `last` and `history`."""
 
     head: dict[str, Any]
     voiced: list[dict[str, Any] | None]
     gathering: dict[str, Any] | None
     tail: dict[str, Any]
-    public_hand: dict[str, Any] | None = None
 
 
 def told(snap: Snapshot) -> Told:
@@ -167,24 +169,20 @@ def state(told: Told, snap: Snapshot, name: str | None, events: list[Event]) -> 
             "can": can(snap, member, name in queued),
         },
         "gathering": told.gathering,
-        "hand": hand_seen(told, snap, name),
-        "fair": fair_view(snap.fair_next, snap.hand, snap.hand_id),
+        "hand": hand_seen(snap, name),
+        "fair": dict(snap.fair),
         **told.tail,
         "news": [e.as_json() for e in events if e.visible_to(name)],
     }
 
 
-def hand_seen(told: Told, snap: Snapshot, name: str | None) -> dict[str, Any] | None:
-    """The hand as `name` sees it: a participant his own `view(name)`, anyone else the
-    public view, which is made once per version and shared."""
-    hand = snap.hand
-    if hand is None:
+def hand_seen(snap: Snapshot, name: str | None) -> Mapping[str, Any] | None:
+    """The hand as `name` sees it: a participant his own view, anyone else the public one
+    (copied once per version and shared). KeyError for a viewer the snapshot was not taken
+    for: a state is never made from a view it does not hold."""
+    if not snap.players:
         return None
-    if name is not None and any(s.name == name for s in hand.seats):
-        return {"id": snap.hand_id, **hand.view(name)}
-    if told.public_hand is None:
-        told.public_hand = {"id": snap.hand_id, **hand.view(None)}
-    return told.public_hand
+    return snap.views[name if name in snap.players else None]
 
 
 def can(snap: Snapshot, member: Sitter | None, queued: bool) -> list[str]:

@@ -2,7 +2,9 @@
 
 A part of `LiveTable` (runtime.py). A watcher is a socket id with its person; a watcher
 served in-process (a bot, app/bots/) has a listener that gets its events instead of
-Socket.IO. `News` keeps the last `keep` versions' events (docs/protocol.md, `since`).
+Socket.IO. A seated player with no watcher left is offline: this part times that (S-1.7),
+and the owner decides what the timer's end does. `News` keeps the last `keep` versions'
+events (docs/protocol.md, `since`).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Any
 from app.engine.hand import Event
 
 from .model import Person
+from .scheduler import Scheduler
 
 Listener = Callable[[str, dict[str, Any]], None]  # (event, payload) for a watcher in-process
 NEWS_KEEP = 200  # changes whose events a reconnecting client can catch up on
@@ -22,15 +25,40 @@ NEWS_KEEP = 200  # changes whose events a reconnecting client can catch up on
 class Watchers:
     """The sockets (and in-process listeners) watching one table."""
 
-    def __init__(self, emit: Callable[..., None]):
-        self.emit = emit  # socketio.emit
+    def __init__(
+        self,
+        table_id: int,
+        emit: Callable[..., None],
+        scheduler: Scheduler,
+        offline: Callable[[str], None],
+    ):
+        self.table_id, self.emit, self.scheduler = table_id, emit, scheduler
+        self._offline = offline  # the owner's: `name` stayed offline for his whole period
         self.people: dict[str, Person] = {}
         self.listeners: dict[str, Listener] = {}
 
-    def add(self, sid: str, person: Person, listener: Listener | None = None) -> None:
+    def add(self, sid: str, person: Person, listener: Listener | None, seated: bool) -> bool:
+        """A new watcher; True when that brings a `seated` player back online (his
+        offline timer stops)."""
+        back = seated and not self.connected(person.name)
         if listener is not None:
             self.listeners[sid] = listener
         self.people[sid] = person
+        if back:
+            self.scheduler.cancel((self.table_id, "offline", person.name))
+        return back
+
+    def arm_offline(self, name: str, seconds: float) -> None:
+        """S-1.7: offline for `seconds`, the player is stood up (the owner's callback)."""
+        self.scheduler.set(
+            (self.table_id, "offline", name),
+            self.scheduler.deadline_in(seconds),
+            lambda: self._offline(name),
+        )
+
+    def cancel_offline(self, names: list[str]) -> None:
+        for name in names:
+            self.scheduler.cancel((self.table_id, "offline", name))
 
     def remove(self, sid: str) -> Person | None:
         self.listeners.pop(sid, None)
@@ -46,6 +74,9 @@ class Watchers:
         """A copy: sending may add or remove watchers."""
         return list(self.people.items())
 
+    def person(self, sid: str) -> Person | None:
+        return self.people.get(sid)
+
     def bots(self) -> dict[str, str | None]:
         """The watchers served in-process (the bots, app/bots/): name → avatar."""
         return {p.name: p.avatar for sid, p in self.people.items() if sid in self.listeners}
@@ -57,6 +88,10 @@ class Watchers:
             self.emit(event, data, to=sid)
         else:
             listener(event, data)
+
+    def send_all(self, event: str, data: dict[str, Any]) -> None:
+        for sid, _ in self.items():
+            self.send(sid, event, data)
 
 
 class News:

@@ -56,6 +56,9 @@ class SfuClient:
         self._lock = threading.Lock()
         self._pending: dict[int, tuple[threading.Event, list[dict[str, Any]]]] = {}
         self.closed = threading.Event()
+        # When the SFU last said anything (a reply, even a late one, or an event): the
+        # supervisor tells a busy SFU from a hung one by it.
+        self.heard = time.monotonic()
         spawn(self._read)
 
     @classmethod
@@ -107,6 +110,7 @@ class SfuClient:
     def _read(self) -> None:
         try:
             for line in self._reader:
+                self.heard = time.monotonic()
                 message = json.loads(line)
                 if "event" in message:
                     self._dispatch(message)

@@ -7,6 +7,10 @@ with the re-join), and the tables read it into their versioned `table:state` (`m
 every change here is a change of the table: `changed(table)` asks for its new state. A
 player counts as *in* the voice only once the SFU says his peer is connected, so a voice
 that never worked (no microphone, no free port) is never shown to the table.
+
+Nothing here waits for the SFU on behalf of a table: what ends a voice (a seat freed under
+the table's lock, «voice:leave», a closed table) is queued and sent by a task of the hub's
+own, in order; a later `join` of the same table waits until that table's queue is sent.
 """
 
 from __future__ import annotations
@@ -15,12 +19,21 @@ import contextlib
 import logging
 import re
 import threading
+from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .client import SfuClient, Sleep, Spawn, VoiceError, VoiceUnavailable
+from .client import (
+    REQUEST_TIMEOUT,
+    SfuClient,
+    Sleep,
+    Spawn,
+    VoiceError,
+    VoiceUnavailable,
+    default_spawn,
+)
 from .settings import VoiceSettings, announce, is_turn
 from .supervisor import Supervisor
 
@@ -74,17 +87,27 @@ class VoiceHub:
 
     The Socket.IO layer calls these methods for seated players only (spectators never
     publish nor receive) and sends the events `deliver` gets (docs/voice-protocol.md);
-    `changed` is called, outside the hub's lock, after every change of a table's marks.
+    `changed` is called, outside the hub's lock, after every change of a table's marks;
+    `spawn` starts the task that sends the queued requests.
     """
 
     def __init__(
-        self, settings: VoiceSettings, deliver: Deliver, changed: Changed = _unchanged
+        self,
+        settings: VoiceSettings,
+        deliver: Deliver,
+        changed: Changed = _unchanged,
+        spawn: Spawn = default_spawn,
     ) -> None:
         self.settings = settings
         self._deliver = deliver
         self._changed = changed
+        self._spawn = spawn
         self._tables: dict[int, dict[str, VoiceMember]] = {}  # table → player → voice
         self._lock = threading.Lock()
+        self._sent = threading.Condition(self._lock)  # notified as the outbox empties
+        self._outbox: deque[tuple[str, int, dict[str, Any]]] = deque()
+        self._queued: Counter[int] = Counter()  # table → its requests not yet sent
+        self._sending = False  # a task sends the outbox
         self.supervisor: Supervisor | None = None
 
     def attach(self, supervisor: Supervisor) -> None:
@@ -111,6 +134,7 @@ class VoiceHub:
         peer is connected (`on_sfu_event`)."""
         with self._lock:
             member = self._tables.setdefault(table, {}).setdefault(player, VoiceMember())
+        self.sent(table)  # his last voice's `leave` first, or the SFU would end this one
         self._sfu_join(table, player, member)
         return {
             "slots": seats - 1,
@@ -165,7 +189,7 @@ class VoiceHub:
 
     def forget(self, table: int, player: str) -> None:
         """His seat was freed: his voice ends, shown by the table's own change (so
-        `changed` is not called)."""
+        `changed` is not called). Called under the table's lock: it never waits."""
         self._drop(table, player)
 
     def _drop(self, table: int, player: str) -> bool:
@@ -176,16 +200,52 @@ class VoiceHub:
                 return False
             if not members:
                 del self._tables[table]
-        with contextlib.suppress(VoiceUnavailable):
-            self._sfu().request("leave", table=str(table), player=player)
+            self._queue("leave", table, player=player)
         return True
 
     def close(self, table: int) -> None:
         """The table closes: every peer of its room goes."""
         with self._lock:
             self._tables.pop(table, None)
-        with contextlib.suppress(VoiceUnavailable):
-            self._sfu().request("close", table=str(table))
+            self._queue("close", table)
+
+    def sent(self, table: int, within: float = REQUEST_TIMEOUT) -> bool:
+        """Wait until the requests queued for `table` were sent (or `within` passed)."""
+        with self._lock:
+            return self._sent.wait_for(lambda: not self._queued[table], timeout=within)
+
+    def _queue(self, op: str, table: int, **fields: Any) -> None:
+        """Send `op` later, after the requests queued before it (under the hub's lock)."""
+        if self.supervisor is None:  # voice is off: there is no SFU to tell
+            return
+        self._outbox.append((op, table, fields))
+        self._queued[table] += 1
+        if not self._sending:
+            self._sending = True
+            self._spawn(self._send_queued)
+
+    def _send_queued(self) -> None:
+        """The outbox's task: each request in order, refused or unanswered ones dropped
+        (an SFU that restarts has no rooms left to end)."""
+        while True:
+            with self._lock:
+                if not self._outbox:
+                    self._sending = False
+                    return
+                op, table, fields = self._outbox[0]
+            try:
+                self._sfu().request(op, table=str(table), **fields)
+            except (VoiceUnavailable, VoiceError) as failure:
+                log.info("voice %s at table %s not sent: %s", op, table, failure)
+            except Exception:  # one broken request must not stop the ones after it
+                log.exception("voice %s at table %s failed", op, table)
+            finally:
+                with self._lock:
+                    self._outbox.popleft()
+                    self._queued[table] -= 1
+                    if not self._queued[table]:
+                        del self._queued[table]
+                    self._sent.notify_all()
 
     # -- calls from the supervisor -----------------------------------------------------
 
@@ -263,7 +323,7 @@ def start_hub(
 
     With VOICE = False in the config the hub answers every call with VoiceUnavailable.
     """
-    hub = VoiceHub(VoiceSettings.from_config(config, instance), deliver, changed)
+    hub = VoiceHub(VoiceSettings.from_config(config, instance), deliver, changed, spawn)
     if config.get("VOICE", True):
         supervisor = Supervisor(
             hub.settings, hub.on_sfu_event, hub.on_restart, spawn=spawn, sleep=sleep

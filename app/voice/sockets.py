@@ -124,9 +124,9 @@ def start(app: Flask) -> None:
         live = tables.find(table)
         if live is None:
             return False
-        seated = {m.name for m in live.members()} - {name}
-        bots = live.listeners
-        return any(p.name in seated for sid, p in live.watchers.items() if sid not in bots)
+        snap = live.snapshot()
+        seated = {s.name for s in snap.seats if s is not None} - {name} - set(snap.bots)
+        return bool(seated & snap.connected)
 
     hub = start_hub(
         app.config,

@@ -1,5 +1,11 @@
 """The SFU as a child process of the web process: started, watched, restarted when it dies
-(with a growing wait), ended with the server (docs/voice-protocol.md).
+(with a growing wait) or hangs, ended with the server (docs/voice-protocol.md).
+
+Hung or busy: the watch task pings the SFU every `PING_INTERVAL`; a ping unanswered within
+`PING_TIMEOUT` is only logged (an SFU busy with many peers answers late, and any line it
+sends counts as an answer). One that has said nothing at all for `HANG_AFTER` seconds is
+hung (stopped, deadlocked): it is killed and a new one started, and the pages re-join as
+after a crash — voice is back within about `HANG_AFTER` plus a start (under 30 s).
 
 Why its own module: the process's life is independent of what the voice carries; the hub
 only asks it for the live client (`VoiceUnavailable` while there is none: the tables go on
@@ -16,7 +22,15 @@ import threading
 import time
 from collections.abc import Callable
 
-from .client import EventSink, SfuClient, Sleep, Spawn, VoiceUnavailable, default_spawn
+from .client import (
+    EventSink,
+    SfuClient,
+    Sleep,
+    Spawn,
+    VoiceError,
+    VoiceUnavailable,
+    default_spawn,
+)
 from .settings import VoiceSettings
 
 log = logging.getLogger(__name__)
@@ -24,6 +38,10 @@ log = logging.getLogger(__name__)
 #: Seconds between checks that the SFU still runs, and the longest wait between restarts.
 WATCH_INTERVAL = 0.5
 MAX_BACKOFF = 30.0
+#: Seconds between pings, a ping's own wait, and the silence after which the SFU is hung.
+PING_INTERVAL = 2.0
+PING_TIMEOUT = 3.0
+HANG_AFTER = 15.0
 
 
 class Supervisor:
@@ -52,6 +70,8 @@ class Supervisor:
         self._client: SfuClient | None = None
         self._running = False
         self._stopped = threading.Event()
+        self._next_ping = 0.0
+        self.missed = 0  # pings unanswered in a row
         self.starts = 0
 
     @property
@@ -75,7 +95,7 @@ class Supervisor:
         backoff = WATCH_INTERVAL
         try:
             while self._running:
-                if self._healthy():
+                if self._healthy() and self._answering():
                     backoff = WATCH_INTERVAL
                     self._sleep(WATCH_INTERVAL)
                     continue
@@ -102,6 +122,28 @@ class Supervisor:
             and not client.closed.is_set()
         )
 
+    def _answering(self) -> bool:
+        """Ping when one is due; False once the SFU has said nothing for `HANG_AFTER`."""
+        client = self._client
+        assert client is not None
+        now = time.monotonic()
+        if now >= self._next_ping:
+            self._next_ping = now + PING_INTERVAL
+            try:
+                client.request("ping", within=PING_TIMEOUT)
+            except (VoiceUnavailable, VoiceError):
+                self.missed += 1
+                log.warning("voice SFU missed %d ping(s) in a row", self.missed)
+            else:
+                if self.missed:
+                    log.warning("voice SFU answers again after %d missed ping(s)", self.missed)
+                self.missed = 0
+        silent = time.monotonic() - client.heard
+        if silent < HANG_AFTER:
+            return True
+        log.error("voice SFU said nothing for %.0f s: hung; replacing it", silent)
+        return False
+
     def _launch(self) -> None:
         if self.starts:
             log.warning("voice SFU is gone; restarting it (tables go on without voice)")
@@ -110,17 +152,23 @@ class Supervisor:
         self._process = subprocess.Popen(
             self.settings.command(), stdin=subprocess.PIPE, stdout=subprocess.DEVNULL
         )
+        self.missed, self._next_ping = 0, 0.0
         self._client = SfuClient.connect(
             self.settings.socket_path, self._on_event, spawn=self._spawn, sleep=self._sleep
         )
 
     def _terminate(self) -> None:
+        """End the SFU: asked to (its stdin closes), killed when it does not end or, being
+        hung, cannot hear."""
         client, process = self._client, self._process
         self._client = self._process = None
+        hung = client is not None and time.monotonic() - client.heard >= HANG_AFTER
         if client is not None:
             client.close()
         if process is None:
             return
+        if hung:
+            process.kill()
         if process.stdin is not None:
             with contextlib.suppress(OSError):
                 process.stdin.close()  # the SFU closes its rooms and exits

@@ -231,6 +231,7 @@ def test_supervisor_client_works_green_under_eventlet(tmp_path: Path) -> None:
         voice.set_listen(5, "ann", False)
         assert voice.marks(5) == {{"ann": {{"in": False, "mic": False, "listen": False}}}}
         voice.leave(5, "ann")
+        assert voice.sent(5)  # the leave is queued, never waited for by the caller
         stats = voice.supervisor.client.request("stats")
         assert stats["rooms"] == 0, stats
         voice.supervisor.stop()

@@ -26,7 +26,7 @@ def test_a_bot_state_schedules_its_answer_after_the_thinking_delay() -> None:
     sid = f"{SID}7:42"
     bots.bots[sid] = (7, Seated(Person(42, "Гэри"), sid, OddsBot(random.Random(1))))
     before = time.time()
-    bots.heard(sid, "table:state")
+    bots.heard(sid, "table:state", {})
     after = time.time()
     deadline = scheduler.deadline((7, "bot", sid))
     assert deadline is not None
@@ -37,10 +37,10 @@ def test_only_a_seated_bots_state_schedules_and_a_zero_delay_answers_at_once() -
     bots, scheduler = seats((0.0, 0.0), scale=1.0)
     sid = f"{SID}3:5"
     bots.bots[sid] = (3, Seated(Person(5, "Бот Вася"), sid, OddsBot(random.Random(2))))
-    bots.heard(sid, "table:chat")  # a bot reads no chat
+    bots.heard(sid, "table:chat", {})  # a bot reads no chat
     assert scheduler.deadline((3, "bot", sid)) is None
-    bots.heard(sid, "table:state")
+    bots.heard(sid, "table:state", {})
     deadline = scheduler.deadline((3, "bot", sid))
     assert deadline is not None and deadline <= time.time()
-    bots.heard(f"{SID}9:9", "table:state")  # a bot that left: nothing
+    bots.heard(f"{SID}9:9", "table:state", {})  # a bot that left: nothing
     assert scheduler.deadline((9, "bot", f"{SID}9:9")) is None

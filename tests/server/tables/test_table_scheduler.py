@@ -80,3 +80,30 @@ def test_a_failing_callback_does_not_stop_the_others(scheduler: Scheduler) -> No
     scheduler.set("last", scheduler.deadline_in(5), recorder(fired, done)("last"))
     assert done.wait(WAIT)
     assert fired == ["last"]
+
+
+def test_a_table_whose_timer_hangs_delays_no_other_tables_timers(scheduler: Scheduler) -> None:
+    """Each table's timers run in a lane of their own: while table 1's turn callback waits
+    (for its lock, the SFU, the database), table 2's timer fires, and table 1's next timer
+    runs after its first, in order."""
+    release, hung, other, after = (threading.Event() for _ in range(4))
+    fired: list[str] = []
+
+    def stuck() -> None:
+        hung.set()
+        release.wait(WAIT)
+        fired.append("1 turn")
+
+    scheduler.set((1, "turn"), scheduler.deadline_in(1), stuck)
+    assert hung.wait(WAIT)
+    scheduler.set(
+        (1, "offline", "Иван"), time.time(), lambda: (fired.append("1 offline"), after.set())
+    )
+    scheduler.set((2, "turn"), time.time(), lambda: (fired.append("2 turn"), other.set()))
+    try:
+        assert other.wait(WAIT), "table 2's timer waited for table 1's"
+        assert fired == ["2 turn"]
+    finally:
+        release.set()
+    assert after.wait(WAIT)
+    assert fired == ["2 turn", "1 turn", "1 offline"]

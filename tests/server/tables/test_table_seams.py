@@ -5,6 +5,8 @@ chips that need no balance."""
 
 from __future__ import annotations
 
+import copy
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -14,9 +16,11 @@ from flask import Flask
 from app import create_app, ledger
 from app.admin.tables import close_table
 from app.chat import Chat, ChatRefused
+from app.engine.hand import Action, Hand
 from app.lobby.service import create_table, get_lobby
 from app.models import Table, User, get_db
 from app.tables import EXTENSION as TABLES
+from app.tables import view
 from app.tables.model import CLOSED, PLAYING, READY, Person, TableError
 from app.tables.registry import Tables
 from app.tables.runtime import LiveTable
@@ -151,12 +155,13 @@ def test_a_listener_gets_its_watchers_events_instead_of_socketio(
         live.leave("bot:1")
         count = len(heard)
         live.stand(anna)
-        assert len(heard) == count and "bot:1" not in live.watchers
+        assert len(heard) == count and "Бот Вася" not in live.snapshot().connected
         live.join("bot:1", bot, None, lambda event, data: heard.append((event, data)))
         tables.close(table_id, "closing", lambda: None)
         assert heard[-1] == (CLOSED, {"table": table_id, "reason": "closing"})
         assert emitted[-1] == ("anna-socket", CLOSED, {"table": table_id, "reason": "closing"})
-        assert live.listeners == {} and live.watchers == {}
+        snap = live.snapshot()
+        assert snap.bots == {} and snap.connected == frozenset()
 
 
 def test_rules_change_between_hands_only_and_stay_with_the_table(tmp_path: Path) -> None:
@@ -177,9 +182,10 @@ def test_rules_change_between_hands_only_and_stay_with_the_table(tmp_path: Path)
             live.sit(p, None, None)
         for p in players:
             live.answer(p, READY)
-        assert live.phase == PLAYING and live.hand is not None
+        hand = live.play.hand
+        assert live.phase == PLAYING and hand is not None
         assert live.set_rules({"dark": False}) is False
-        assert live.variant["dark"] is True and live.hand.variant["dark"] is True
+        assert live.variant["dark"] is True and hand.variant["dark"] is True
         found = tables.store.table(table_id)
         assert found is not None and found[1]["dark"] is True
 
@@ -198,7 +204,33 @@ def test_practice_chips_need_no_balance_and_never_touch_it(tmp_path: Path) -> No
             tables.get(real).sit(broke, None, None)
         live = tables.get(practice)
         live.sit(broke, None, None)
-        assert live.money == {"anna": live.variant["buy_in_min"] * live.variant["ante"]}
+        assert live.snapshot().money == {"anna": live.variant["buy_in_min"] * live.variant["ante"]}
         assert balance(app, broke) == 0
         live.stand(broke)
         assert balance(app, broke) == 0 and live.member("anna") is None
+
+
+def test_a_snapshot_is_copies_and_the_live_hand_never_leaves_the_lock(tmp_path: Path) -> None:
+    """A reader outside the lock (the bots, the voice chat) gets copies: no field of a
+    snapshot is the live `Hand`, and the views it holds stay as they were while the hand
+    goes on; a viewer it was not taken for has no view in it."""
+    app = make_app(tmp_path)
+    table_id = open_table(app, "svara32")
+    ivan, maria = (person(app, name, 1000) for name in ("Иван", "Мария"))
+    with app.app_context():
+        live: LiveTable = app.extensions[TABLES].get(table_id)
+        for p in (ivan, maria):
+            live.sit(p, None, None)
+        for p in (ivan, maria):
+            live.answer(p, READY)
+        snap = live.snapshot([ivan.name, None])
+        assert not [f.name for f in fields(snap) if isinstance(getattr(snap, f.name), Hand)]
+        kept = copy.deepcopy(dict(snap.views))
+        actor = snap.views[None]["awaiting"][0]
+        legal = live.state_for(actor, [])["hand"]["legal"][0]
+        mover = ivan if actor == ivan.name else maria
+        live.act(mover, live.version, Action(actor, legal["do"], legal.get("min_to")))
+        assert snap.views == kept
+        assert live.snapshot([None]).views[None] != kept[None]  # the hand went on, not the copy
+        with pytest.raises(KeyError):
+            view.state(view.told(snap), snap, maria.name, [])  # not taken for her
