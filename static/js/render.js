@@ -327,7 +327,9 @@ function seatHtml(seat, pos, k, state, ctx, players, last) {
   }
   const inward = (q, f) => ({ x: 50 + f * (q.x - 50), y: 50 + f * (q.y - 50) });
   const stake = p && p.paid && view.phase !== "finished" ? `<div class="stake" style="${placeStyle(inward(pos.wide, 0.5), inward(pos.narrow, 0.45))}" data-stake="${esc(seat.name)}"><i class="chip"></i>${money(p.paid)}</div>` : "";
-  const bubble = last ? `<div class="bubble">${esc(last)}</div>` : "";
+  // The last word is the hand's news while it is played; a finished hand has its showdown
+  // (points, the winner) and the log instead, and stale words would lie on the shown cards.
+  const bubble = last && view.phase !== "finished" ? `<div class="bubble">${esc(last)}</div>` : "";
   // A bot shows its own avatar (app/bots/ROSTER); a person the first letter of his name.
   const face = seat.bot && seat.avatar
     ? `<span class="bot-face" role="img" aria-label="${t("bot_title")}">${esc(seat.avatar)}</span>`
@@ -357,17 +359,19 @@ export function renderFelt(state, ctx) {
   state = { ...state, won: outcome(view) };
   const last3 = decisions(view).slice(-3).map((e) => `<li>${esc(eventText(view.game, e, t))}</li>`).join("");
   const seatHtmls = seats.map((s, k) => seatHtml(s, pos[k], k, state, ctx, players, s && lastBy.get(s.name))).join("");
+  // The queue (C-1.2) is said in the centre, under the pot: a corner of the felt is a seat's.
+  const queue = state.queue
+    ? `<div class="queue">${t("queue", { n: state.queue })}${state.myQueue ? ` · ${t("my_place", { n: state.myQueue })}` : ""}</div>`
+    : "";
   const centre =
     `<div class="centre">` +
     `<div class="pot" data-pot><i class="chip"></i><span>${t("pot")}</span> <b>${money(view?.pot ?? 0)}</b></div>` +
     (view?.level ? `<div class="level">${t("level")} ${esc(view.level)}</div>` : "") +
     (view?.round ? `<div class="round">${t("round", { n: view.round })}</div>` : "") +
     (view ? "" : `<div class="idle">${state.me && state.seats.some((s) => s?.name === state.me) ? t("waiting") : t("spectator")}</div>`) +
+    queue +
     `<ol class="last3">${last3}</ol>` +
     `</div>`;
-  const queue = state.queue
-    ? `<div class="queue">${t("queue", { n: state.queue })}${state.myQueue ? ` · ${t("my_place", { n: state.myQueue })}` : ""}</div>`
-    : "";
   const b = ctx.banner;
   const banner = b
     ? `<div class="banner ${b.kind}" role="status"><b class="banner-text">${esc(b.text)}</b>` +
@@ -383,7 +387,7 @@ export function renderFelt(state, ctx) {
   const legendHtml = legend ? `<p class="legend">${legend}</p>` : "";
   const kind = table.game ? t(`game.${table.game}`) : "";
   const caption = `<p class="caption" aria-hidden="true"><b>${esc(table.name)}</b><br>${esc(kind)}</p>`;
-  return `<div class="oval game-${esc(table.game)} seats-${seats.length}"><div class="felt-inner">${centre}</div></div>${seatHtmls}${banner}${queue}${caption}${legendHtml}`;
+  return `<div class="oval game-${esc(table.game)} seats-${seats.length}"><div class="felt-inner">${centre}</div></div>${seatHtmls}${banner}${caption}${legendHtml}`;
 }
 
 /** Three places for a player's cards: the ones the view gives (shaha36 gives the turned

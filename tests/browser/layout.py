@@ -114,10 +114,11 @@ CHECK = r"""() => {
     }
     return out.r - out.l > 2 && out.b - out.t > 2 ? out : null;
   };
+  for (const it of items) it.shown = it.card ? it.rects : it.rects.map((x) => seen(it.el, x)).filter(Boolean);
   for (const it of items) {
     const el = it.el;
     const mine = modalOf(el);
-    for (const r of it.rects.map((x) => seen(el, x)).filter(Boolean)) {
+    for (const r of it.shown) {
       const y = (r.t + r.b) / 2;
       const xs = it.card ? [(r.l + r.r) / 2] : [r.l + 2, (r.l + r.r) / 2, r.r - 2];
       for (const x of xs) {
@@ -137,7 +138,7 @@ CHECK = r"""() => {
     for (let j = i + 1; j < items.length; j++) {
       const a = items[i], b = items[j];
       if (related(a.el, b.el) || modalOf(a.el) !== modalOf(b.el)) continue;
-      if (a.rects.some((x) => b.rects.some((y) => meet(x, y)))) found.push(`${name(a.el)} and ${name(b.el)} overlap`);
+      if (a.shown.some((x) => b.shown.some((y) => meet(x, y)))) found.push(`${name(a.el)} and ${name(b.el)} overlap`);
     }
   }
   const root = document.documentElement;
@@ -149,7 +150,7 @@ CHECK = r"""() => {
 STILL = """() => {
   const sheet = new CSSStyleSheet();
   sheet.replaceSync("*, *::before, *::after { animation-play-state: paused !important;" +
-    " animation-delay: -0.3s !important; transition: none !important; }");
+    " animation-delay: -1s !important; transition: none !important; }");
   document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
 }"""
 

@@ -6,7 +6,7 @@ The states come from a real `svara serve`: players at real sockets (tests/server
 play hands at a table of each game, and every `table:state` each of them received is kept.
 The state a test needs is picked from those (the viewer's turn with the others' bubbles, the
 amount panel, turning cards, the vote, the Svara entry, the dark choice, the showdown, the
-winner's banner, the next gathering, the queue, eight seats) and drawn into the table page by
+winner's banner, the next gathering, the queue, every seat taken) and drawn into the table page by
 static/js/protocol.js and render.js as table.js draws it (its banner from the state's news).
 Where random deals make a state a matter of luck (a tie: shaha36's vote, S-7.1, and the Svara
 entry of shaha36 and svara32, S-7.3, B-5.2), the recorded turn of that game is given the
@@ -15,7 +15,8 @@ buy-in dialog, the open chat, the voice sheet and the lobby are the real pages, 
 clicks; so is the banner that must be gone before the next deal's cards arrive.
 
 One state at one size: `pytest tests/browser/test_layout.py -k "shaha36 and vote and 390"`
-(ids are `<game>-<state>-<width>`). Screenshots of each state at 390×844 are left in
+(ids are `<game>-<state>-<width>`; `full` is every seat taken: eight in classic, six in
+shaha36 and svara32). Screenshots of each state at 390×844 are left in
 test-artifacts/browser/layout-*.png.
 """
 
@@ -47,7 +48,8 @@ STATES = {
     "shaha36": ["turn", "raise", "look", "vote", "svara", "dark", "showdown", "win", "gathering"],
     "svara32": ["turn", "raise", "look", "svara", "dark", "showdown", "win", "gathering"],
 }
-CROWDED = ["queue", "seats8"]
+CROWDED = ["queue", "full"]
+FULL = {"classic": 8, "shaha36": 6, "svara32": 6}  # the most seats each game allows
 READY = {"classic": "ready", "shaha36": "ready", "svara32": "ready"}
 
 
@@ -182,8 +184,8 @@ def pick(game: str, state: str, msgs: list[dict[str, Any]]) -> dict[str, Any] | 
             and any(s and s.get("answer") for s in m["seats"])
         ),
         "queue": lambda m: bool(m.get("queue")) and bool(m["hand"]),
-        "seats8": lambda m: (
-            sum(1 for s in m["seats"] if s) == 8
+        "full": lambda m: (
+            sum(1 for s in m["seats"] if s) == FULL[game]
             and me(m) in (m["hand"] or {}).get("awaiting", [])
             and decisions_by_others(m) >= 3
         ),
@@ -212,18 +214,23 @@ class Recording:
     def __init__(self, server: Server):
         self.server = server
         self.games: dict[str, dict[str, dict[str, Any]]] = {}
-        self.tables: dict[str, int] = {}
+        self.failed: dict[str, Exception] = {}
         self.players: list[SocketPlayer] = []
 
     def states(self, game: str) -> dict[str, dict[str, Any]]:
+        if game in self.failed:
+            raise AssertionError(f"recording {game} failed: {self.failed[game]}")
         if game not in self.games:
-            self.games[game] = self.record(game)
+            try:
+                self.games[game] = self.record(game)
+            except Exception as error:
+                self.failed[game] = error
+                raise
         return self.games[game]
 
     def record(self, game: str) -> dict[str, dict[str, Any]]:
         rng = random.Random(22)
-        table, four = seated(self.server, game, 4, 4)
-        self.tables[game] = table
+        _, four = seated(self.server, game, 4, 4)
         self.players += four
         wanted = STATES[game]
         out: dict[str, dict[str, Any]] = {}
@@ -238,11 +245,12 @@ class Recording:
                 break
         for state in ({"vote", "svara"} & set(wanted)) - set(out):
             out[state] = luckless(game, state, out["turn"])
-        # Eight seated and one more in the queue (C-1.2).
-        _, nine = seated(self.server, game, 8, 9)
-        self.players += nine
-        play(nine[:8], game, 1, rng)
-        msgs = list(messages(nine))
+        # Every seat taken (eight in classic, six in the others) and one more in the queue.
+        full = FULL[game]
+        _, crowd = seated(self.server, game, full, full + 1)
+        self.players += crowd
+        play(crowd[:full], game, 1, rng)
+        msgs = list(messages(crowd))
         for state in CROWDED:
             m = pick(game, state, msgs)
             assert m is not None, f"{game}: no {state} state recorded"
@@ -328,7 +336,99 @@ def test_the_felt_holds(
     msg = recording.states(game)[state]
     page = felt_pages(size)
     page.evaluate(FEED, [msg, "ru"])
-    if size == SHOT:
-        page.screenshot(path=str(artifacts / f"layout-{game}-{state}-{size[0]}x{size[1]}.png"))
     found = problems(page)
+    if size == SHOT or found:
+        page.screenshot(path=str(artifacts / f"layout-{game}-{state}-{size[0]}x{size[1]}.png"))
     assert found == [], f"{game} {state} at {size[0]}×{size[1]}:\n" + "\n".join(found)
+
+
+# --- the real pages: the buy-in, the chat, the voice sheet, the lobby ---------------------------
+class Visitor:
+    """One registered person in Chromium, whose single page is resized to each size."""
+
+    def __init__(self, server: Server, chromium: Browser):
+        self.crowd = Crowd(server, chromium)
+        self.player = self.crowd.add({"width": 390, "height": 844}, "Светла")
+        self.page = self.player.page
+        self.tables: dict[str, tuple[int, list[SocketPlayer]]] = {}
+        self.server = server
+
+    def table(self, game: str) -> int:
+        """A table of `game` with two seated and a line in its chat, between hands."""
+        if game not in self.tables:
+            table, two = seated(self.server, game, 3, 2)
+            assert two[0].call("table:chat", text="Привет всем, садитесь!")["ok"]
+            self.tables[game] = (table, two)
+        return self.tables[game][0]
+
+    def close(self) -> None:
+        for _, players in self.tables.values():
+            for p in players:
+                p.close()
+        self.crowd.close()
+
+
+@pytest.fixture(scope="module")
+def visitor(web: Server, chromium: Browser) -> Iterator[Visitor]:
+    made = Visitor(web, chromium)
+    yield made
+    made.close()
+
+
+def open_page(visitor: Visitor, game: str, view: str) -> None:
+    """The real table page in `view`: the buy-in asked on entering (S-1.5), the chat or the
+    settings with the voice sheet opened by their top-bar buttons."""
+    page = visitor.page
+    table = visitor.table(game)
+    page.goto(f"{visitor.player.base}/table/{table}" + ("" if view == "buyin" else "?watch=1"))
+    pw_expect(page.locator(".seat").first).to_be_visible()
+    if view == "buyin":
+        pw_expect(page.locator("#buy-in")).to_be_visible()
+    elif view == "chat":
+        page.click('[data-panel="chat-panel"]')
+        pw_expect(page.locator("#chat-list li")).to_have_count(1)
+    else:
+        page.click('[data-panel="settings-panel"]')
+        pw_expect(page.locator("#voice-tuning")).to_be_visible()
+    still(page)
+
+
+def page_cases() -> list[Any]:
+    out = []
+    for game in STATES:
+        for view in ("buyin", "chat", "voice"):
+            if view == "buyin" and game == "classic":
+                continue  # no stacks, no buy-in (C-1.2)
+            for w, h in SIZES:
+                out.append(pytest.param(game, view, (w, h), id=f"{game}-{view}-{w}"))
+    return out
+
+
+@pytest.mark.parametrize(("game", "view", "size"), page_cases())
+def test_the_table_page_holds(
+    visitor: Visitor, artifacts: Path, game: str, view: str, size: tuple[int, int]
+) -> None:
+    page = visitor.page
+    page.set_viewport_size({"width": size[0], "height": size[1]})
+    open_page(visitor, game, view)
+    found = problems(page)
+    if size == SHOT or found:
+        page.screenshot(path=str(artifacts / f"layout-{game}-{view}-{size[0]}x{size[1]}.png"))
+    assert found == [], f"{game} {view} at {size[0]}×{size[1]}:\n" + "\n".join(found)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=[f"lobby-{w}" for w, _ in SIZES])
+def test_the_lobby_holds(visitor: Visitor, artifacts: Path, size: tuple[int, int]) -> None:
+    """The lobby's list with a table of stacks («бай-ин 200–1000») and one with a queue: the
+    column heads («Очередь») whole, no word broken («бай-/ин»)."""
+    if "lobby" not in visitor.tables:
+        visitor.tables["lobby"] = seated(visitor.server, "shaha36", 2, 3)  # one in the queue
+    page = visitor.page
+    page.set_viewport_size({"width": size[0], "height": size[1]})
+    page.goto(visitor.player.base + "/")
+    pw_expect(page.locator(".table-row").first).to_be_visible()
+    still(page)
+    found = problems(page)
+    if size == SHOT or found:
+        page.screenshot(path=str(artifacts / f"layout-lobby-{size[0]}x{size[1]}.png"))
+    assert found == [], f"the lobby at {size[0]}×{size[1]}:\n" + "\n".join(found)
