@@ -325,8 +325,11 @@ function seatHtml(seat, pos, k, state, ctx, players, last) {
       .map((c, i) => cardHtml(c, { extra: fresh ? "dealt" : "", delay: fresh ? 120 * i + 40 * k : 0, index: i, lang: ctx.lang }))
       .join("")}</div>`;
   }
-  const inward = (q, f) => ({ x: 50 + f * (q.x - 50), y: 50 + f * (q.y - 50) });
-  const stake = p && p.paid && view.phase !== "finished" ? `<div class="stake" style="${placeStyle(inward(pos.wide, 0.5), inward(pos.narrow, 0.45))}" data-stake="${esc(seat.name)}"><i class="chip"></i>${money(p.paid)}</div>` : "";
+  // What he put in this hand: halfway to the pot on the oval (its offset from his avatar, in
+  // the felt's own units, table.css); among his marks on the phone, whose columns leave the
+  // space between seat and pot to the log.
+  const toPot = `--dx:${(50 - pos.wide.x) / 2};--dy:${(50 - pos.wide.y) / 2}`;
+  if (p && p.paid && view.phase !== "finished") marks.push(`<span class="stake" style="${toPot}" data-stake="${esc(seat.name)}"><i class="chip"></i>${money(p.paid)}</span>`);
   // The last word is the hand's news while it is played; a finished hand has its showdown
   // (points, the winner) and the log instead, and stale words would lie on the shown cards.
   const bubble = last && view.phase !== "finished" ? `<div class="bubble">${esc(last)}</div>` : "";
@@ -338,8 +341,7 @@ function seatHtml(seat, pos, k, state, ctx, players, last) {
     `<div class="${classes.join(" ")}" style="${placeStyle(pos.wide, pos.narrow)}" data-seat="${esc(seat.name)}">` +
     `<div class="avatar">${turn ? ring(deadlines?.[seat.name], now) : ""}${face}${badges.join("")}</div>` +
     `<div class="plate"><span class="name">${esc(seat.name)}</span><span class="balance">${money(money_ ?? 0)}</span></div>` +
-    `<div class="marks">${marks.join("")}</div>${cards}${bubble}</div>` +
-    stake
+    `<div class="marks">${marks.join("")}</div>${cards}${bubble}</div>`
   );
 }
 

@@ -432,3 +432,43 @@ def test_the_lobby_holds(visitor: Visitor, artifacts: Path, size: tuple[int, int
     if size == SHOT or found:
         page.screenshot(path=str(artifacts / f"layout-lobby-{size[0]}x{size[1]}.png"))
     assert found == [], f"the lobby at {size[0]}×{size[1]}:\n" + "\n".join(found)
+
+
+# Whether a banner is ever on the felt together with the cards of a new deal.
+WATCH_DEAL = """() => {
+  window.bannerOnDeal = false;
+  new MutationObserver(() => {
+    if (document.querySelector("#felt .banner") && document.querySelector(".my-cards .card.dealt")) {
+      window.bannerOnDeal = true;
+    }
+  }).observe(document.body, { childList: true, subtree: true });
+}"""
+
+
+def test_the_last_hands_banner_is_gone_before_the_next_deal(visitor: Visitor) -> None:
+    """The winner's banner (5 s) is taken down by the next deal: its cards come onto a clean
+    felt, whoever answers the gathering at once."""
+    page = visitor.page
+    page.set_viewport_size({"width": SHOT[0], "height": SHOT[1]})
+    table, (other,) = seated(visitor.server, "classic", 2, 1)
+    page.goto(f"{visitor.player.base}/table/{table}")  # entering takes the free seat (C-1.2)
+    pw_expect(page.locator(f'.seat[data-seat="{visitor.player.name}"]')).to_be_visible()
+    visitor.tables["banner"] = (table, [other])
+    for hand in range(2):
+        if hand:
+            page.evaluate(WATCH_DEAL)
+        visitor.player.click("Готов")
+        assert other.call("table:ready")["ok"]
+        pw_expect(page.locator(".my-cards .card")).to_have_count(3)
+        if hand:
+            break
+        # The hand ends at once: whoever is to speak first gives up (C-4.2).
+        other.until(lambda s: s["phase"] == "playing" and bool(s["hand"]["awaiting"]))
+        if other.my_turn():
+            assert other.act("fold")["ok"]
+        else:
+            visitor.player.click("Упал")
+        pw_expect(page.locator("#felt .banner.win")).to_be_visible()
+    page.wait_for_function("() => document.querySelector('.my-cards .card.dealt')")
+    assert page.evaluate("window.bannerOnDeal") is False
+    pw_expect(page.locator("#felt .banner")).to_have_count(0)
