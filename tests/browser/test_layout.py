@@ -87,12 +87,11 @@ def play(players: list[SocketPlayer], game: str, hands: int, rng: random.Random)
         first = players[0]
         first.until(lambda s: s["phase"] == "playing")
         hand_id = first.hand["id"]  # type: ignore[index]
+        moved = lambda s, h=hand_id: (  # noqa: E731
+            s["phase"] != "playing" or s["hand"]["id"] != h or bool(s["hand"]["awaiting"])
+        )
         for _ in range(300):
-            first.until(
-                lambda s: s["phase"] != "playing"
-                or s["hand"]["id"] != hand_id
-                or bool(s["hand"]["awaiting"])
-            )
+            first.until(moved)
             if first.state["phase"] != "playing" or first.hand["id"] != hand_id:  # type: ignore[index]
                 break
             name = first.hand["awaiting"][0]  # type: ignore[index]
@@ -156,8 +155,7 @@ def pick(game: str, state: str, msgs: list[dict[str, Any]]) -> dict[str, Any] | 
             and decisions_by_others(m) >= 2
         ),
         "raise": lambda m: any(
-            a.get("min_to") is not None and a["min_to"] != a["max_to"]
-            for a in legal_of(m).values()
+            a.get("min_to") is not None and a["min_to"] != a["max_to"] for a in legal_of(m).values()
         ),
         "look": lambda m: (
             news(m, {"look", "look_result"})
@@ -278,21 +276,28 @@ FEED = """async ([msg, lang]) => {
   const { translator } = await import("/static/js/i18n.js");
   const t = translator(lang);
   const now = msg.now * 1000;
-  const start = { table: {}, seats: [], queue: 0, me: null, view: null, between: [], deadlines: {} };
+  const start = { table: {}, seats: [], queue: 0, me: null, view: null, between: [],
+                  deadlines: {} };
   const state = applyProtocol(start, msg, now);
   let banner = null;
   for (const e of state.news) banner = bannerFor(e, t, state.view) || banner;
-  const ctx = { t, lang, settings: { autoCount: true }, draft: {}, now, banner, fresh: new Set(), upBefore: 3 };
+  const ctx = { t, lang, settings: { autoCount: true }, draft: {}, now, banner,
+                fresh: new Set(), upBefore: 3 };
   const out = renderTable(state, ctx);
-  const regions = { felt: "#felt", hand: "#hand", actions: "#actions", dialog: "#dialog", history: "#history-list" };
-  for (const [name, sel] of Object.entries(regions)) document.querySelector(sel).innerHTML = out[name];
+  const regions = { felt: "#felt", hand: "#hand", actions: "#actions", dialog: "#dialog",
+                    history: "#history-list" };
+  for (const [name, sel] of Object.entries(regions)) {
+    document.querySelector(sel).innerHTML = out[name];
+  }
   document.body.classList.toggle("has-dialog", Boolean(out.dialog));
   document.body.classList.toggle("my-turn", (state.view?.awaiting || []).includes(state.me));
-  document.body.style.setProperty("--bar-h", `${document.querySelector("#actions").offsetHeight}px`);
+  const bar = document.querySelector("#actions").offsetHeight;
+  document.body.style.setProperty("--bar-h", `${bar}px`);
   document.querySelector("#table-name").textContent = state.table.name;
   document.querySelector("#table-game").textContent = t(`game.${state.table.game}`);
   await document.fonts.ready;
 }"""
+
 
 @pytest.fixture(scope="module")
 def felt_pages(web: Server, chromium: Browser) -> Iterator[Callable[[tuple[int, int]], Page]]:
@@ -438,7 +443,8 @@ def test_the_lobby_holds(visitor: Visitor, artifacts: Path, size: tuple[int, int
 WATCH_DEAL = """() => {
   window.bannerOnDeal = false;
   new MutationObserver(() => {
-    if (document.querySelector("#felt .banner") && document.querySelector(".my-cards .card.dealt")) {
+    const dealt = document.querySelector(".my-cards .card.dealt");
+    if (dealt && document.querySelector("#felt .banner")) {
       window.bannerOnDeal = true;
     }
   }).observe(document.body, { childList: true, subtree: true });
