@@ -6,8 +6,9 @@ The states come from a real `svara serve`: players at real sockets (tests/server
 play hands at a table of each game, and every `table:state` each of them received is kept.
 The state a test needs is picked from those (the viewer's turn with the others' bubbles, the
 amount panel, turning cards, the vote, the Svara entry, the dark choice, the showdown, the
-winner's banner, the next gathering, the queue, every seat taken) and drawn into the table page by
-static/js/protocol.js and render.js as table.js draws it (its banner from the state's news).
+winner's banner, the next gathering, the queue, a turn let run out, every seat taken) and
+drawn into the table page by static/js/protocol.js and render.js as table.js draws it (its
+banner from the state's news).
 Where random deals make a state a matter of luck (a tie: shaha36's vote, S-7.1, and the Svara
 entry of shaha36 and svara32, S-7.3, B-5.2), the recorded turn of that game is given the
 legal actions of that moment, so the dialog is drawn from a real state all the same. The
@@ -48,7 +49,7 @@ STATES = {
     "shaha36": ["turn", "raise", "look", "vote", "svara", "dark", "showdown", "win", "gathering"],
     "svara32": ["turn", "raise", "look", "svara", "dark", "showdown", "win", "gathering"],
 }
-CROWDED = ["queue", "full"]
+CROWDED = ["queue", "full", "timeout"]
 FULL = {"classic": 8, "shaha36": 6, "svara32": 6}  # the most seats each game allows
 READY = {"classic": "ready", "shaha36": "ready", "svara32": "ready"}
 
@@ -109,8 +110,10 @@ def play(players: list[SocketPlayer], game: str, hands: int, rng: random.Random)
             p.until(lambda s: s["phase"] != "playing")
 
 
-def seated(server: Server, game: str, seats: int, count: int) -> tuple[int, list[SocketPlayer]]:
-    table = new_table(server, game, seats=seats)
+def seated(
+    server: Server, game: str, seats: int, count: int, **rules: Any
+) -> tuple[int, list[SocketPlayer]]:
+    table = new_table(server, game, seats=seats, **rules)
     players = [SocketPlayer(server, table, unique_name(NAMES[i])) for i in range(count)]
     for p in players:
         grant(server, p.name, 5000)
@@ -182,6 +185,12 @@ def pick(game: str, state: str, msgs: list[dict[str, Any]]) -> dict[str, Any] | 
             and any(s and s.get("answer") for s in m["seats"])
         ),
         "queue": lambda m: bool(m.get("queue")) and bool(m["hand"]),
+        "timeout": lambda m: (
+            bool(m["hand"])
+            and m["phase"] == "playing"
+            and bool(m["hand"]["awaiting"])
+            and any(timed_out(e) for e in m["hand"]["events"])
+        ),
         "full": lambda m: (
             sum(1 for s in m["seats"] if s) == FULL[game]
             and me(m) in (m["hand"] or {}).get("awaiting", [])
@@ -191,6 +200,11 @@ def pick(game: str, state: str, msgs: list[dict[str, Any]]) -> dict[str, Any] | 
     found = [m for m in msgs if m.get("hand") is not None or state == "dark"]
     found = [m for m in found if tests[state](m)]
     return found[-1] if found else None
+
+
+def timed_out(e: dict[str, Any]) -> bool:
+    """A decision the server took for a player whose time ran out (C-1.7, S-3.4, B-1.5)."""
+    return e["kind"] == "timeout" or e.get("timeout") is True or e.get("reason") == "timeout"
 
 
 def luckless(game: str, state: str, turn: dict[str, Any]) -> dict[str, Any]:
@@ -249,10 +263,21 @@ class Recording:
         self.players += crowd
         play(crowd[:full], game, 1, rng)
         msgs = list(messages(crowd))
-        for state in CROWDED:
+        for state in ("queue", "full"):
             m = pick(game, state, msgs)
             assert m is not None, f"{game}: no {state} state recorded"
             out[state] = m
+        # A turn let run out (the shortest timer a table allows, 5 s): «(время вышло)».
+        _, three = seated(self.server, game, 3, 3, turn_seconds=5)
+        self.players += three
+        for p in three:
+            assert p.call("table:ready")["ok"]
+        three[0].until(lambda s: s["phase"] == "playing" and bool(s["hand"]["awaiting"]))
+        three[0].until(lambda s: any(timed_out(e) for e in s["hand"]["events"]), timeout=30)
+        three[0].until(lambda s: s["phase"] != "playing" or bool(s["hand"]["awaiting"]))
+        m = pick(game, "timeout", list(messages(three)))
+        assert m is not None, f"{game}: no timeout recorded"
+        out["timeout"] = m
         missing = set(wanted) - set(out)
         assert not missing, f"{game}: never reached {missing}"
         return out
@@ -320,6 +345,22 @@ def felt_pages(web: Server, chromium: Browser) -> Iterator[Callable[[tuple[int, 
         page.context.close()
 
 
+# A line of the last three cut short although the felt has room for it: narrower than half
+# the felt (C-4.15's list is read at a glance; an ellipsis is for a phone).
+CRAMPED = """() => {
+  const felt = document.querySelector("#felt").getBoundingClientRect().width;
+  if (felt < 900) return [];
+  return [...document.querySelectorAll(".last3 li")]
+    .filter((li) => li.scrollWidth > li.clientWidth + 1 && li.clientWidth < felt / 2)
+    .map((li) => `«${li.textContent}» is cut at ${li.clientWidth} px of a ${felt} px felt`);
+}"""
+
+
+def cramped_log(page: Page) -> list[str]:
+    found: list[str] = page.evaluate(CRAMPED)
+    return found
+
+
 def cases() -> list[Any]:
     out = []
     for game, states in STATES.items():
@@ -341,7 +382,7 @@ def test_the_felt_holds(
     msg = recording.states(game)[state]
     page = felt_pages(size)
     page.evaluate(FEED, [msg, "ru"])
-    found = problems(page)
+    found = problems(page) + cramped_log(page)
     if size == SHOT or found:
         page.screenshot(path=str(artifacts / f"layout-{game}-{state}-{size[0]}x{size[1]}.png"))
     assert found == [], f"{game} {state} at {size[0]}×{size[1]}:\n" + "\n".join(found)
