@@ -340,9 +340,14 @@ function seatHtml(seat, pos, k, state, ctx, players, last) {
       .map((c, i) => cardHtml(c, { extra: fresh ? "dealt" : "", delay: fresh ? 120 * i + 40 * k : 0, index: i, lang: ctx.lang }))
       .join("")}</div>`;
   }
-  const inward = (q, f) => ({ x: 50 + f * (q.x - 50), y: 50 + f * (q.y - 50) });
-  const stake = p && p.paid && view.phase !== "finished" ? `<div class="stake" style="${placeStyle(inward(pos.wide, 0.5), inward(pos.narrow, 0.45))}" data-stake="${esc(seat.name)}"><i class="chip"></i>${money(p.paid)}</div>` : "";
-  const bubble = last ? `<div class="bubble">${esc(last)}</div>` : "";
+  // What he put in this hand: halfway to the pot on the oval (its offset from his avatar, in
+  // the felt's own units, table.css); among his marks on the phone, whose columns leave the
+  // space between seat and pot to the log.
+  const toPot = `--dx:${(50 - pos.wide.x) / 2};--dy:${(50 - pos.wide.y) / 2}`;
+  if (p && p.paid && view.phase !== "finished") marks.push(`<span class="stake" style="${toPot}" data-stake="${esc(seat.name)}"><i class="chip"></i>${money(p.paid)}</span>`);
+  // The last word is the hand's news while it is played; a finished hand has its showdown
+  // (points, the winner) and the log instead, and stale words would lie on the shown cards.
+  const bubble = last && view.phase !== "finished" ? `<div class="bubble">${esc(last)}</div>` : "";
   // A bot shows its own avatar, a picture the server ships (app/bots/ROSTER,
   // static/img/avatars/); a person the first letter of his name.
   const face = seat.bot && /^[a-z]+$/.test(seat.avatar ?? "")
@@ -352,8 +357,7 @@ function seatHtml(seat, pos, k, state, ctx, players, last) {
     `<div class="${classes.join(" ")}" style="${placeStyle(pos.wide, pos.narrow)}" data-seat="${esc(seat.name)}">` +
     `<div class="avatar">${turn ? ring(deadlines?.[seat.name], now) : ""}${face}${badges.join("")}</div>` +
     `<div class="plate"><span class="name">${esc(seat.name)}</span><span class="balance">${money(money_ ?? 0)}</span></div>` +
-    `<div class="marks">${marks.join("")}</div>${cards}${bubble}</div>` +
-    stake
+    `<div class="marks">${marks.join("")}</div>${cards}${bubble}</div>`
   );
 }
 
@@ -373,17 +377,19 @@ export function renderFelt(state, ctx) {
   state = { ...state, won: outcome(view) };
   const last3 = decisions(view).slice(-3).map((e) => `<li>${esc(eventText(view.game, e, t))}</li>`).join("");
   const seatHtmls = seats.map((s, k) => seatHtml(s, pos[k], k, state, ctx, players, s && lastBy.get(s.name))).join("");
+  // The queue (C-1.2) is said in the centre, under the pot: a corner of the felt is a seat's.
+  const queue = state.queue
+    ? `<div class="queue">${t("queue", { n: state.queue })}${state.myQueue ? ` · ${t("my_place", { n: state.myQueue })}` : ""}</div>`
+    : "";
   const centre =
     `<div class="centre">` +
     `<div class="pot" data-pot><i class="chip"></i><span>${t("pot")}</span> <b>${money(view?.pot ?? 0)}</b></div>` +
     (view?.level ? `<div class="level">${t("level")} ${money(view.level)}</div>` : "") +
     (view?.round ? `<div class="round">${t("round", { n: view.round })}</div>` : "") +
     (view ? "" : `<div class="idle">${state.me && state.seats.some((s) => s?.name === state.me) ? t("waiting") : t("spectator")}</div>`) +
+    queue +
     `<ol class="last3">${last3}</ol>` +
     `</div>`;
-  const queue = state.queue
-    ? `<div class="queue">${t("queue", { n: state.queue })}${state.myQueue ? ` · ${t("my_place", { n: state.myQueue })}` : ""}</div>`
-    : "";
   const b = ctx.banner;
   const banner = b
     ? `<div class="banner ${b.kind}" role="status"><b class="banner-text">${esc(b.text)}</b>` +
@@ -401,7 +407,7 @@ export function renderFelt(state, ctx) {
   const own = table.variant && table.variant !== table.game;
   const kind = !table.game ? "" : own ? variantTitle(ctx.lang, table.game, table.variant) : t(`game.${table.game}`);
   const caption = `<p class="caption" aria-hidden="true"><b>${esc(table.name)}</b><br>${esc(kind)}</p>`;
-  return `<div class="oval game-${esc(table.game)} seats-${seats.length}"><div class="felt-inner">${centre}</div></div>${seatHtmls}${banner}${queue}${caption}${legendHtml}`;
+  return `<div class="oval game-${esc(table.game)} seats-${seats.length}"><div class="felt-inner">${centre}</div></div>${seatHtmls}${banner}${caption}${legendHtml}`;
 }
 
 /** Three places for a player's cards: the ones the view gives (shaha36 gives the turned

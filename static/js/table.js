@@ -124,6 +124,11 @@ function effects(before, after, news) {
   // Cards of mine that were face up before this state: the others turn over now.
   const up = (v) => (v?.players.find((p) => p.name === state.me)?.cards || []).filter(Boolean).length;
   local.upBefore = sameHand && !local.fresh.has(state.me) ? up(before) : 3;
+  // A new deal's cards come onto a clean felt: the last hand's banner goes with them.
+  if (news.some((e) => e.kind === "deal")) {
+    local.banner = null;
+    clearTimeout(bannerTimer);
+  }
   for (const e of news) {
     const banner = bannerFor(e, t, after);
     if (banner) {

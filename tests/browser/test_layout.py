@@ -1,0 +1,521 @@
+"""A layout that holds: every state of every game at every phone and laptop size, with no text
+on text, no text under another element, no text cut without an ellipsis, no sideways scroll
+(tests/browser/layout.py says how each is told).
+
+The states come from a real `svara serve`: players at real sockets (tests/server/tablekit.py)
+play hands at a table of each game, and every `table:state` each of them received is kept.
+The state a test needs is picked from those (the viewer's turn with the others' bubbles, the
+amount panel, turning cards, the vote, the Svara entry, the dark choice, the showdown, the
+winner's banner, the next gathering, the queue, a turn let run out, every seat taken) and
+drawn into the table page by static/js/protocol.js and render.js as table.js draws it (its
+banner from the state's news).
+Where random deals make a state a matter of luck (a tie: shaha36's vote, S-7.1, and the Svara
+entry of shaha36 and svara32, S-7.3, B-5.2), the recorded turn of that game is given the
+legal actions of that moment, so the dialog is drawn from a real state all the same. The
+buy-in dialog, the open chat, the voice sheet and the lobby are the real pages, driven by
+clicks; so is the banner that must be gone before the next deal's cards arrive.
+
+One state at one size: `pytest tests/browser/test_layout.py -k "shaha36 and vote and 390"`
+(ids are `<game>-<state>-<width>`; `full` is every seat taken: eight in classic, six in
+shaha36 and svara32). Screenshots of each state at 390×844 are left in
+test-artifacts/browser/layout-*.png.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Page
+from playwright.sync_api import expect as pw_expect
+
+from tests.server.conftest import Server, unique_name
+from tests.server.tablekit import Player as SocketPlayer
+from tests.server.tablekit import grant, new_table
+
+from .conftest import Crowd
+from .felt import open_felt
+from .layout import problems, still
+
+SIZES = [(360, 740), (390, 844), (412, 915), (1280, 800)]
+SHOT = (390, 844)
+NAMES = ["Иван", "Ёж", "Мария", "Đorđe", "Светла", "Ким", "Александра", "ОЛЕГ", "Пётр"]
+
+STATES = {
+    "classic": ["turn", "look", "vote", "svara", "dark", "showdown", "win", "gathering"],
+    "shaha36": ["turn", "raise", "look", "vote", "svara", "dark", "showdown", "win", "gathering"],
+    "svara32": ["turn", "raise", "look", "svara", "dark", "showdown", "win", "gathering"],
+}
+CROWDED = ["queue", "full", "timeout"]
+FULL = {"classic": 8, "shaha36": 6, "svara32": 6}  # the most seats each game allows
+READY = {"classic": "ready", "shaha36": "ready", "svara32": "ready"}
+
+
+# --- the real table: hands played at sockets, every state kept -------------------------------
+def hand_players(state: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {p["name"]: p for p in (state.get("hand") or {}).get("players", [])}
+
+
+def choose(game: str, me: str, state: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    """A decision that keeps hands going to their showdowns: a look at one's cards first
+    (S-1.3, B-4.3), rarely a fold, a proposal and a Svara entry when offered."""
+    legal = state["hand"]["legal"]
+    dos = {a["do"]: a for a in legal}
+    mine = hand_players(state).get(me, {})
+    if game != "classic" and "look" in dos and None in (mine.get("cards") or [None]):
+        return {"do": "look"}
+    weights = {"fold": 0.3, "muck": 0.3, "dark": 1.5, "look": 1.0, "propose": 2.0}
+    weights |= {"agree": 6.0, "join": 6.0, "cook": 3.0, "split": 1.0, "dark_on": 3.0}
+    options = [a for a in legal if not (a["do"] == "look" and game != "classic")] or legal
+    pick = dict(rng.choices(options, [weights.get(a["do"], 1.0) for a in options])[0])
+    if pick.get("to") is None and pick.get("min_to") is not None:
+        pick["to"] = pick["min_to"]
+    return {k: pick[k] for k in ("do", "to", "deal") if pick.get(k) is not None}
+
+
+def play(players: list[SocketPlayer], game: str, hands: int, rng: random.Random) -> None:
+    """`hands` hands: everyone answers the gathering (one in four «dark» where offered), then
+    each decision is sent by whoever the hand waits for."""
+    for n in range(hands):
+        for p in players:
+            p.drain()
+            can = p.state["you"]["can"]
+            word = "dark" if "dark" in can and n % 3 == 1 else "ready"
+            assert p.call(f"table:{word}")["ok"], p.state["you"]
+        first = players[0]
+        first.until(lambda s: s["phase"] == "playing")
+        hand_id = first.hand["id"]  # type: ignore[index]
+        moved = lambda s, h=hand_id: (  # noqa: E731
+            s["phase"] != "playing" or s["hand"]["id"] != h or bool(s["hand"]["awaiting"])
+        )
+        for _ in range(300):
+            first.until(moved)
+            if first.state["phase"] != "playing" or first.hand["id"] != hand_id:  # type: ignore[index]
+                break
+            name = first.hand["awaiting"][0]  # type: ignore[index]
+            actor = next(p for p in players if p.name == name)
+            actor.until(lambda s, v=first.state["version"]: s["version"] >= v)
+            if actor.state["phase"] != "playing" or not actor.hand["legal"]:  # type: ignore[index]
+                first.until(lambda s, v=first.state["version"]: s["version"] > v)
+                continue
+            reply = actor.act(**choose(game, actor.name, actor.state, rng))
+            if reply.get("ok"):
+                actor.until(lambda s, v=actor.state["version"]: s["version"] > v)
+            else:
+                actor.event("error")
+        for p in players:
+            p.until(lambda s: s["phase"] != "playing")
+
+
+def seated(
+    server: Server, game: str, seats: int, count: int, **rules: Any
+) -> tuple[int, list[SocketPlayer]]:
+    table = new_table(server, game, seats=seats, **rules)
+    players = [SocketPlayer(server, table, unique_name(NAMES[i])) for i in range(count)]
+    for p in players:
+        grant(server, p.name, 5000)
+        p.join()
+        reply = p.call("table:sit", **({} if game == "classic" else {"stack": 400}))
+        assert reply.get("ok"), reply
+    for p in players:
+        p.until(lambda s: len([x for x in s["seats"] if x]) == min(count, seats))
+    return table, players
+
+
+def messages(players: list[SocketPlayer]) -> Iterator[dict[str, Any]]:
+    for p in players:
+        p.drain()
+        for name, data in p.received:
+            if name == "table:state":
+                yield data
+
+
+def legal_of(msg: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    hand = msg.get("hand") or {}
+    if msg["phase"] != "playing":
+        return {}
+    return {a["do"]: a for a in hand.get("legal", [])}
+
+
+def decisions_by_others(msg: dict[str, Any]) -> int:
+    me = msg["you"]["name"]
+    return len({e["player"] for e in msg["hand"]["events"] if e.get("player") not in (None, me)})
+
+
+def pick(game: str, state: str, msgs: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The most telling recorded message of `state` (the last of several: more bubbles)."""
+    me = lambda m: m["you"]["name"]  # noqa: E731
+    mine = lambda m: hand_players(m).get(me(m), {})  # noqa: E731
+    news = lambda m, kinds: any(e["kind"] in kinds for e in m.get("news", []))  # noqa: E731
+    tests: dict[str, Callable[[dict[str, Any]], bool]] = {
+        "turn": lambda m: (
+            me(m) in (m["hand"] or {}).get("awaiting", [])
+            and bool(legal_of(m))
+            and not {"agree", "join", "dark_on", "cook", "split"} & set(legal_of(m))
+            and decisions_by_others(m) >= 2
+        ),
+        "raise": lambda m: any(
+            a.get("min_to") is not None and a["min_to"] != a["max_to"] for a in legal_of(m).values()
+        ),
+        "look": lambda m: (
+            news(m, {"look", "look_result"})
+            if game == "classic"
+            else "look" in legal_of(m) and (mine(m).get("cards") or [None]).count(None) == 1
+        ),
+        "vote": lambda m: bool({"agree", "cook", "split"} & set(legal_of(m))),
+        "svara": lambda m: "join" in legal_of(m),
+        "dark": lambda m: (
+            "dark" in m["you"]["can"] and m["phase"] != "playing"
+            if game != "shaha36"
+            else "dark" in legal_of(m)
+        ),
+        "showdown": lambda m: (
+            bool(m["hand"])
+            and m["hand"]["phase"] == "finished"
+            and sum(1 for p in m["hand"]["players"] if p.get("cards") and all(p["cards"])) >= 3
+        ),
+        "win": lambda m: news(m, {"award", "win"}),
+        "gathering": lambda m: (
+            m["phase"] != "playing"
+            and bool(m["hand"])
+            and bool(m.get("gathering"))
+            and any(s and s.get("answer") for s in m["seats"])
+        ),
+        "queue": lambda m: bool(m.get("queue")) and bool(m["hand"]),
+        "timeout": lambda m: (
+            bool(m["hand"])
+            and m["phase"] == "playing"
+            and bool(m["hand"]["awaiting"])
+            and any(timed_out(e) for e in m["hand"]["events"])
+        ),
+        "full": lambda m: (
+            sum(1 for s in m["seats"] if s) == FULL[game]
+            and me(m) in (m["hand"] or {}).get("awaiting", [])
+            and decisions_by_others(m) >= 3
+        ),
+    }
+    found = [m for m in msgs if m.get("hand") is not None or state == "dark"]
+    found = [m for m in found if tests[state](m)]
+    return found[-1] if found else None
+
+
+def timed_out(e: dict[str, Any]) -> bool:
+    """A decision the server took for a player whose time ran out (C-1.7, S-3.4, B-1.5)."""
+    return e["kind"] == "timeout" or e.get("timeout") is True or e.get("reason") == "timeout"
+
+
+def luckless(game: str, state: str, turn: dict[str, Any]) -> dict[str, Any]:
+    """The recorded turn, offered what a tie offers (S-7.1, S-7.3, B-5.2): a real state's
+    felt with the dialog of that moment."""
+    msg = {**turn, "hand": {**turn["hand"]}}
+    ante = msg["info"]["ante"]
+    if state == "vote":
+        msg["hand"]["phase"] = "tie"
+        msg["hand"]["legal"] = [{"do": "split"}, {"do": "cook"}]
+    else:
+        msg["hand"]["legal"] = [{"do": "join", "price": 4 * ante}, {"do": "skip"}]
+    return msg
+
+
+class Recording:
+    """Each game's recorded states, played once per module when a test first asks."""
+
+    def __init__(self, server: Server):
+        self.server = server
+        self.games: dict[str, dict[str, dict[str, Any]]] = {}
+        self.failed: dict[str, Exception] = {}
+        self.players: list[SocketPlayer] = []
+
+    def states(self, game: str) -> dict[str, dict[str, Any]]:
+        if game in self.failed:
+            raise AssertionError(f"recording {game} failed: {self.failed[game]}")
+        if game not in self.games:
+            try:
+                self.games[game] = self.record(game)
+            except Exception as error:
+                self.failed[game] = error
+                raise
+        return self.games[game]
+
+    def record(self, game: str) -> dict[str, dict[str, Any]]:
+        rng = random.Random(22)
+        _, four = seated(self.server, game, 4, 4)
+        self.players += four
+        wanted = STATES[game]
+        out: dict[str, dict[str, Any]] = {}
+        for _ in range(12):
+            play(four, game, 2, rng)
+            msgs = list(messages(four))
+            for state in wanted:
+                if state not in out and (m := pick(game, state, msgs)):
+                    out[state] = m
+            lucky = {"vote", "svara"} if game != "classic" else set()
+            if set(wanted) - lucky <= set(out):
+                break
+        for state in ({"vote", "svara"} & set(wanted)) - set(out):
+            out[state] = luckless(game, state, out["turn"])
+        # Every seat taken (eight in classic, six in the others) and one more in the queue.
+        full = FULL[game]
+        _, crowd = seated(self.server, game, full, full + 1)
+        self.players += crowd
+        play(crowd[:full], game, 1, rng)
+        msgs = list(messages(crowd))
+        for state in ("queue", "full"):
+            m = pick(game, state, msgs)
+            assert m is not None, f"{game}: no {state} state recorded"
+            out[state] = m
+        # A turn let run out (the shortest timer a table allows, 5 s): «(время вышло)».
+        _, three = seated(self.server, game, 3, 3, turn_seconds=5)
+        self.players += three
+        for p in three:
+            assert p.call("table:ready")["ok"]
+        three[0].until(lambda s: s["phase"] == "playing" and bool(s["hand"]["awaiting"]))
+        three[0].until(lambda s: any(timed_out(e) for e in s["hand"]["events"]), timeout=30)
+        three[0].until(lambda s: s["phase"] != "playing" or bool(s["hand"]["awaiting"]))
+        m = pick(game, "timeout", list(messages(three)))
+        assert m is not None, f"{game}: no timeout recorded"
+        out["timeout"] = m
+        missing = set(wanted) - set(out)
+        assert not missing, f"{game}: never reached {missing}"
+        return out
+
+    def close(self) -> None:
+        for p in self.players:
+            p.close()
+
+
+@pytest.fixture(scope="module")
+def recording(web: Server) -> Iterator[Recording]:
+    made = Recording(web)
+    yield made
+    made.close()
+
+
+# --- the page that draws a recorded state -----------------------------------------------------
+FEED = """async ([msg, lang]) => {
+  const { renderTable, bannerFor } = await import("/static/js/render.js");
+  const { applyProtocol } = await import("/static/js/protocol.js");
+  const { translator } = await import("/static/js/i18n.js");
+  const t = translator(lang);
+  const now = msg.now * 1000;
+  const start = { table: {}, seats: [], queue: 0, me: null, view: null, between: [],
+                  deadlines: {} };
+  const state = applyProtocol(start, msg, now);
+  let banner = null;
+  for (const e of state.news) banner = bannerFor(e, t, state.view) || banner;
+  const ctx = { t, lang, settings: { autoCount: true }, draft: {}, now, banner,
+                fresh: new Set(), upBefore: 3 };
+  const out = renderTable(state, ctx);
+  const regions = { felt: "#felt", hand: "#hand", actions: "#actions", dialog: "#dialog",
+                    history: "#history-list" };
+  for (const [name, sel] of Object.entries(regions)) {
+    document.querySelector(sel).innerHTML = out[name];
+  }
+  document.body.classList.toggle("has-dialog", Boolean(out.dialog));
+  document.body.classList.toggle("my-turn", (state.view?.awaiting || []).includes(state.me));
+  const bar = document.querySelector("#actions").offsetHeight;
+  document.body.style.setProperty("--bar-h", `${bar}px`);
+  document.querySelector("#table-name").textContent = state.table.name;
+  document.querySelector("#table-game").textContent = t(`game.${state.table.game}`);
+  await document.fonts.ready;
+}"""
+
+
+@pytest.fixture(scope="module")
+def felt_pages(web: Server, chromium: Browser) -> Iterator[Callable[[tuple[int, int]], Page]]:
+    pages: dict[tuple[int, int], Page] = {}
+
+    def get(size: tuple[int, int]) -> Page:
+        if size not in pages:
+            w, h = size
+            context = chromium.new_context(
+                viewport={"width": w, "height": h}, device_scale_factor=1, locale="ru-RU"
+            )
+            page = context.new_page()
+            open_felt(page, web.url)
+            still(page)
+            pages[size] = page
+        return pages[size]
+
+    yield get
+    for page in pages.values():
+        page.context.close()
+
+
+# A line of the last three cut short although the felt has room for it: narrower than half
+# the felt (C-4.15's list is read at a glance; an ellipsis is for a phone).
+CRAMPED = """() => {
+  const felt = document.querySelector("#felt").getBoundingClientRect().width;
+  if (felt < 900) return [];
+  return [...document.querySelectorAll(".last3 li")]
+    .filter((li) => li.scrollWidth > li.clientWidth + 1 && li.clientWidth < felt / 2)
+    .map((li) => `«${li.textContent}» is cut at ${li.clientWidth} px of a ${felt} px felt`);
+}"""
+
+
+def cramped_log(page: Page) -> list[str]:
+    found: list[str] = page.evaluate(CRAMPED)
+    return found
+
+
+def cases() -> list[Any]:
+    out = []
+    for game, states in STATES.items():
+        for state in [*states, *CROWDED]:
+            for w, h in SIZES:
+                out.append(pytest.param(game, state, (w, h), id=f"{game}-{state}-{w}"))
+    return out
+
+
+@pytest.mark.parametrize(("game", "state", "size"), cases())
+def test_the_felt_holds(
+    recording: Recording,
+    felt_pages: Callable[[tuple[int, int]], Page],
+    artifacts: Path,
+    game: str,
+    state: str,
+    size: tuple[int, int],
+) -> None:
+    msg = recording.states(game)[state]
+    page = felt_pages(size)
+    page.evaluate(FEED, [msg, "ru"])
+    found = problems(page) + cramped_log(page)
+    if size == SHOT or found:
+        page.screenshot(path=str(artifacts / f"layout-{game}-{state}-{size[0]}x{size[1]}.png"))
+    assert found == [], f"{game} {state} at {size[0]}×{size[1]}:\n" + "\n".join(found)
+
+
+# --- the real pages: the buy-in, the chat, the voice sheet, the lobby ---------------------------
+class Visitor:
+    """One registered person in Chromium, whose single page is resized to each size."""
+
+    def __init__(self, server: Server, chromium: Browser):
+        self.crowd = Crowd(server, chromium)
+        self.player = self.crowd.add({"width": 390, "height": 844}, "Светла")
+        self.page = self.player.page
+        self.tables: dict[str, tuple[int, list[SocketPlayer]]] = {}
+        self.server = server
+
+    def table(self, game: str) -> int:
+        """A table of `game` with two seated and a line in its chat, between hands."""
+        if game not in self.tables:
+            table, two = seated(self.server, game, 3, 2)
+            assert two[0].call("table:chat", text="Привет всем, садитесь!")["ok"]
+            self.tables[game] = (table, two)
+        return self.tables[game][0]
+
+    def close(self) -> None:
+        for _, players in self.tables.values():
+            for p in players:
+                p.close()
+        self.crowd.close()
+
+
+@pytest.fixture(scope="module")
+def visitor(web: Server, chromium: Browser) -> Iterator[Visitor]:
+    made = Visitor(web, chromium)
+    yield made
+    made.close()
+
+
+def open_page(visitor: Visitor, game: str, view: str) -> None:
+    """The real table page in `view`: the buy-in asked on entering (S-1.5), the chat or the
+    settings with the voice sheet opened by their top-bar buttons."""
+    page = visitor.page
+    table = visitor.table(game)
+    page.goto(f"{visitor.player.base}/table/{table}" + ("" if view == "buyin" else "?watch=1"))
+    pw_expect(page.locator(".seat").first).to_be_visible()
+    if view == "buyin":
+        pw_expect(page.locator("#buy-in")).to_be_visible()
+    elif view == "chat":
+        page.click('[data-panel="chat-panel"]')
+        pw_expect(page.locator("#chat-list li")).to_have_count(1)
+    else:
+        page.click('[data-panel="settings-panel"]')
+        pw_expect(page.locator("#voice-tuning")).to_be_visible()
+    still(page)
+
+
+def page_cases() -> list[Any]:
+    out = []
+    for game in STATES:
+        for view in ("buyin", "chat", "voice"):
+            if view == "buyin" and game == "classic":
+                continue  # no stacks, no buy-in (C-1.2)
+            for w, h in SIZES:
+                out.append(pytest.param(game, view, (w, h), id=f"{game}-{view}-{w}"))
+    return out
+
+
+@pytest.mark.parametrize(("game", "view", "size"), page_cases())
+def test_the_table_page_holds(
+    visitor: Visitor, artifacts: Path, game: str, view: str, size: tuple[int, int]
+) -> None:
+    page = visitor.page
+    page.set_viewport_size({"width": size[0], "height": size[1]})
+    open_page(visitor, game, view)
+    found = problems(page)
+    if size == SHOT or found:
+        page.screenshot(path=str(artifacts / f"layout-{game}-{view}-{size[0]}x{size[1]}.png"))
+    assert found == [], f"{game} {view} at {size[0]}×{size[1]}:\n" + "\n".join(found)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=[f"lobby-{w}" for w, _ in SIZES])
+def test_the_lobby_holds(visitor: Visitor, artifacts: Path, size: tuple[int, int]) -> None:
+    """The lobby's list with a table of stacks («бай-ин 200–1000») and one with a queue: the
+    column heads («Очередь») whole, no word broken («бай-/ин»)."""
+    if "lobby" not in visitor.tables:
+        visitor.tables["lobby"] = seated(visitor.server, "shaha36", 2, 3)  # one in the queue
+    page = visitor.page
+    page.set_viewport_size({"width": size[0], "height": size[1]})
+    page.goto(visitor.player.base + "/")
+    pw_expect(page.locator(".table-row").first).to_be_visible()
+    still(page)
+    found = problems(page)
+    if size == SHOT or found:
+        page.screenshot(path=str(artifacts / f"layout-lobby-{size[0]}x{size[1]}.png"))
+    assert found == [], f"the lobby at {size[0]}×{size[1]}:\n" + "\n".join(found)
+
+
+# Whether a banner is ever on the felt together with the cards of a new deal.
+WATCH_DEAL = """() => {
+  window.bannerOnDeal = false;
+  new MutationObserver(() => {
+    const dealt = document.querySelector(".my-cards .card.dealt");
+    if (dealt && document.querySelector("#felt .banner")) {
+      window.bannerOnDeal = true;
+    }
+  }).observe(document.body, { childList: true, subtree: true });
+}"""
+
+
+def test_the_last_hands_banner_is_gone_before_the_next_deal(visitor: Visitor) -> None:
+    """The winner's banner (5 s) is taken down by the next deal: its cards come onto a clean
+    felt, whoever answers the gathering at once."""
+    page = visitor.page
+    page.set_viewport_size({"width": SHOT[0], "height": SHOT[1]})
+    table, (other,) = seated(visitor.server, "classic", 2, 1)
+    page.goto(f"{visitor.player.base}/table/{table}")  # entering takes the free seat (C-1.2)
+    pw_expect(page.locator(f'.seat[data-seat="{visitor.player.name}"]')).to_be_visible()
+    visitor.tables["banner"] = (table, [other])
+    for hand in range(2):
+        if hand:
+            page.evaluate(WATCH_DEAL)
+        visitor.player.click("Готов")
+        assert other.call("table:ready")["ok"]
+        pw_expect(page.locator(".my-cards .card")).to_have_count(3)
+        if hand:
+            break
+        # The hand ends at once: whoever is to speak first gives up (C-4.2).
+        other.until(lambda s: s["phase"] == "playing" and bool(s["hand"]["awaiting"]))
+        if other.my_turn():
+            assert other.act("fold")["ok"]
+        else:
+            visitor.player.click("Упал")
+        pw_expect(page.locator("#felt .banner.win")).to_be_visible()
+    page.wait_for_function("() => document.querySelector('.my-cards .card.dealt')")
+    assert page.evaluate("window.bannerOnDeal") is False
+    pw_expect(page.locator("#felt .banner")).to_have_count(0)
