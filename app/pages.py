@@ -19,8 +19,8 @@ from flask import Blueprint, Flask, abort, jsonify, render_template, request
 
 from app.auth.service import current_user, login_required
 from app.chat import PHRASES
-from app.engine.games import GAMES
-from app.engine.scoring import ABSOLUTE_KEY, SCORERS
+from app.engine.games import GAMES, SCORERS
+from app.engine.scoring import ABSOLUTE_KEY
 from app.forms import form_error_key
 from app.lobby.service import get_lobby
 from app.models import Table, get_db

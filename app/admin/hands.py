@@ -14,8 +14,8 @@ from sqlmodel import Session, col, select
 
 from app.engine import handfile
 from app.engine.fairness import deal_problem
+from app.engine.games import SCORERS
 from app.engine.hand import RuleError
-from app.engine.scoring import SCORERS
 from app.models import (
     CANCELLED,
     FINISHED,

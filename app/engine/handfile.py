@@ -14,9 +14,9 @@ from typing import Any
 from . import games
 from .cards import Card, CardError, commitment, parse_cards
 from .fairness import FairDeals, FairnessError, deal_problem, read_seeds
+from .games import PRESETS, SCORERS, get_variant
 from .hand import Action, Deal, DealSource, Hand, PlayerSeed, RuleError, Seat, shuffled_deals
-from .scoring import SCORERS
-from .variants import PRESETS, Variant, VariantError, get_variant
+from .variants import Variant, VariantError
 
 FORMAT = "svara-hand/1"
 

@@ -15,10 +15,10 @@ from typing import Any, NamedTuple
 
 from . import games
 from .cards import Card, Shuffle
+from .games import SCORERS
 from .hand import Deal, DealSource, Hand, RuleError, Seat
 from .policies.base import Bot
 from .policies.roster import BOTS
-from .scoring import SCORERS
 from .variants import Variant
 
 MAX_ACTIONS = 100_000  # per hand: a hand that long is an engine bug, not a game
@@ -114,7 +114,7 @@ def simulate(
         raise ValueError(f"{variant.name} seats 2 to {variant['seats']} players")
     rng = random.Random(seed)
     names = [f"bot{i + 1}" for i in range(players)]
-    bots: dict[str, Bot] = {name: kind(rng) for name in names}
+    bots: dict[str, Bot] = {name: kind.new(rng, games.GAMES) for name in names}
     balances = dict.fromkeys(names, cls.stake(variant))
     before = sum(balances.values())
     grants = rake = svaras = actions = 0

@@ -19,9 +19,9 @@ from typing import Any
 from playwright.sync_api import Browser
 
 from app.engine.cards import parse_card
+from app.engine.games import SCORERS
 from app.engine.hand import Hand, RuleError
 from app.engine.handfile import HandFileError, parse, start
-from app.engine.scoring import SCORERS
 from tests.server.conftest import Server
 
 HANDS = Path(__file__).resolve().parents[1] / "hands"

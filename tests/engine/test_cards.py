@@ -18,7 +18,7 @@ from app.engine.cards import (
     parse_cards,
     verify_deal,
 )
-from app.engine.scoring import SCORERS
+from app.engine.games import SCORERS
 
 
 @pytest.mark.parametrize(

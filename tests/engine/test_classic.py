@@ -19,10 +19,9 @@ from hypothesis import strategies as st
 
 from app.engine import handfile
 from app.engine.classic import ClassicHand
+from app.engine.games import SCORERS, get_variant
 from app.engine.hand import DECLARED, POT, Action, Deal, RuleError, Seat
-from app.engine.scoring import SCORERS
 from app.engine.simulate import seeded_deals
-from app.engine.variants import get_variant
 
 from .handkit import check_money, scripted
 

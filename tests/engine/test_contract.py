@@ -22,9 +22,9 @@ from hypothesis import strategies as st
 
 from app.engine import games, handfile
 from app.engine.cards import Card, Shuffle
+from app.engine.games import GAME_PARAMS, PRESETS, SCORERS
 from app.engine.hand import DECLARED, Action, Deal, DealSource, Hand, Legal, RuleError, Seat
-from app.engine.scoring import SCORERS
-from app.engine.variants import GAME_PARAMS, PRESETS, Variant
+from app.engine.variants import Variant
 
 from .handkit import cards_in, check_money, clone, fingerprint
 

@@ -9,7 +9,8 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from app.engine.cards import RANKS, card, parse_cards
-from app.engine.scoring import SCORERS, VALUE, Score, best_of
+from app.engine.games import SCORERS
+from app.engine.scoring import VALUE, Score, best_of
 
 
 def points(game: str, text: str) -> float | None:

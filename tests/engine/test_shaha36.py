@@ -21,10 +21,9 @@ from hypothesis import strategies as st
 
 from app.engine import handfile
 from app.engine.cards import Shuffle, make_deck, parse_cards
+from app.engine.games import SCORERS, get_variant
 from app.engine.hand import Action, Deal, DealSource, Legal, RuleError, Seat
-from app.engine.scoring import SCORERS
 from app.engine.shaha36 import ACTIONS, BETTING, SHOWDOWN, TIE, Shaha36Hand
-from app.engine.variants import get_variant
 
 from .handkit import check_money, clone, fingerprint
 

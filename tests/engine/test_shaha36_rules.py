@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
+from app.engine.games import get_variant
 from app.engine.hand import POT, Action, RuleError, Seat, Transfer
 from app.engine.shaha36 import Shaha36Hand
-from app.engine.variants import get_variant
 
 from .handkit import fingerprint, scripted
 

@@ -17,10 +17,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.engine.cards import Shuffle
+from app.engine.games import SCORERS, get_variant
 from app.engine.hand import Action, Deal, Legal, RuleError, Seat
-from app.engine.scoring import SCORERS
 from app.engine.svara32 import Svara32Hand
-from app.engine.variants import Variant, get_variant
+from app.engine.variants import Variant
 
 from .handkit import NO_MORE_DEALS, cards_in, check_money, clone, fingerprint, scripted
 

@@ -13,7 +13,7 @@ from sqlmodel import select
 from app.engine import handfile
 from app.engine.cards import commitment
 from app.engine.fairness import check_document, fair_order
-from app.engine.scoring import SCORERS
+from app.engine.games import SCORERS
 from app.history import service as history
 from app.models import HandRecord, User
 
