@@ -28,8 +28,8 @@ from app.table_rules import playable_variant
 
 bp = Blueprint("pages", __name__)
 RULES_DIR = Path(__file__).resolve().parent / "rules_text"
-#: The pages' languages (static/js/i18n.js has a dictionary for each): Russian first (ui.md),
-#: English, and Bulgarian, whose game svara32 is; each named in its own words.
+#: The pages' languages (static/js/i18n.js has a dictionary for each): Russian first
+#: (docs/rules/ui.md), English, and Bulgarian, whose game svara32 is; each named in its own words.
 LANGUAGES = {"ru": "Русский", "en": "English", "bg": "Български"}
 
 

@@ -7,7 +7,7 @@ address can only say that HTTPS is needed. So the server that has TLS answers hi
 https address: the first byte of each connection tells TLS (a handshake record, 0x16) from
 plain HTTP, and a plain request is answered `307` to the same host and path over https,
 then closed; nothing of the app runs for it. Used by the eventlet server (the designed one,
-architecture.md), in the connection's own green thread.
+docs/architecture.md), in the connection's own green thread.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The rules tools of hand-file.md: `svara hand`, `svara replay`, `svara variants`.
+"""The rules tools of docs/rules/hand-file.md: `svara hand`, `svara replay`, `svara variants`.
 
 Errors are one clear line on stderr with the documented exit status, never a traceback.
 """

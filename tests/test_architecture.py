@@ -4,7 +4,7 @@ Every import of app/, cli/ and rtc/ counts — at the top of a file, inside a fu
 `TYPE_CHECKING` — as an edge to the module it names (`from app.tables import view` names
 app.tables.view; `from app.tables import EXTENSION` names app.tables). On that graph:
 - no import circle, of any length;
-- each room of architecture.md's table imports only the rooms its row allows;
+- each room of docs/architecture.md's table imports only the rooms its row allows;
 - importing a module alone, in a fresh interpreter, loads none of the rooms its room may not
   reach (a package's `__init__` runs too, so this catches what the edges above cannot).
 The checker is run on small planted trees too, so that it is known to fail when it should.
@@ -75,7 +75,7 @@ ROOMS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
     "templates/, static/": ((), ()),
 }
-# What a module must never load, even through a package's `__init__` (architecture.md).
+# What a module must never load, even through a package's `__init__` (docs/architecture.md).
 NEVER_LOADS: dict[str, tuple[str, ...]] = {
     "app.engine": tuple(f"app.{r}" for r in ("models", "tables", "auth", "lobby", "ledger")),
     "rtc": ("app.models", "app.tables", "app.voice", "app.auth"),
@@ -295,7 +295,7 @@ def test_no_import_circle(edges: dict[str, set[str]]) -> None:
 
 def test_every_room_of_the_architecture_has_its_rule() -> None:
     """The rooms of docs/architecture.md's table are exactly those checked here."""
-    text = (ROOT / "docs" / "architecture.md").read_text()
+    text = (ROOT / "docs" / "docs/architecture.md").read_text()
     section = text.split("## The rooms and their dependency rules", 1)[1].split("\n#", 1)[0]
     rows = [line for line in section.splitlines() if line.startswith("| `")]
     documented = {", ".join(re.findall(r"`([^`]+)`", row.split("|")[1])) for row in rows}

@@ -1,4 +1,4 @@
-"""The `classic` hand (rules-classic.md, C-…): one explicit state machine.
+"""The `classic` hand (docs/rules/classic.md, C-…): one explicit state machine.
 
 The hand is built from the seats, the dealer, the dark choice and a deal source, and then
 fed `Action`s. Every action is checked against `legal()` before anything changes (and a

@@ -13,7 +13,7 @@ Adding a game (a fourth, `mygame`):
    `result`, `phase`), its score rule, its `PARAMS` and presets, and `GAME = Game(...)`;
 2. its name in `MODULES` below — the one registration line;
 3. `static/js/games/mygame.js` (its words and dialogs, see static/js/games/index.js) and
-   its line in `static/js/games/index.js`; its rules text in `app/rules_text/mygame.md` and
+   its line in `static/js/games/index.js`; its rules text in `app/rules_text/<game>.md` and
    its words in static/js/i18n.js;
 4. its hand files under `tests/hands/mygame/`: the shared contract test
    (tests/engine/test_contract.py) then runs over it with every other game.

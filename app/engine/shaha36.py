@@ -1,4 +1,4 @@
-"""The `shaha36` hand (rules-shaha36.md, S-…): one explicit state machine.
+"""The `shaha36` hand (docs/rules/shaha36.md, S-…): one explicit state machine.
 
 36 cards with the 6♣ «шаха», a table stack per player, the ante «кон», pot-limit betting in
 one betting round per deal, the dark circle, all-in with one pot, the showdown in order with

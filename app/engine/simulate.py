@@ -1,4 +1,4 @@
-"""`svara simulate`: bots play hands at one table of any registered game (hand-file.md).
+"""`svara simulate`: bots play hands at one table of any registered game (docs/rules/hand-file.md).
 
 The table is driven only through the `Hand` API and the class hooks of `hand.Hand`
 (`stake`, `playable`, `dark_candidate`), so every game runs here unchanged. The bots draw
@@ -100,8 +100,8 @@ def simulate(
     bot: str = "random",
     clock: Callable[[], float] | None = None,
 ) -> dict[str, Any]:
-    """Play `hands` hands; the summary of hand-file.md plus what the check needs (`seconds`
-    and `hands_per_second` are null without a `clock`).
+    """Play `hands` hands; the summary of docs/rules/hand-file.md plus what the check needs
+    (`seconds` and `hands_per_second` are null without a `clock`).
 
     A seat that can no longer take part is topped up to the game's stake between hands;
     those grants are counted, so `conserved` is: money before + grants = after + rake.

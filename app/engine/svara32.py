@@ -1,6 +1,6 @@
 """The `svara32` hand: Bulgarian Svara, its betting (B-3, B-4) and traditional options (B-6).
 
-Rules are `rules-svara32.md` (B-…); the decisions taken where it is silent are in
+Rules are `docs/rules/svara32.md` (B-…); the decisions taken where it is silent are in
 `docs/rules.md` (## svara32). Amounts: every bet is counted in *level units*. A dark or
 blind bet is made unseen and counts double (B-4.2, B-6.1): a blind of X chips puts the
 player's bet and the level at 2X, so a sighted player matching it pays 2X. All later

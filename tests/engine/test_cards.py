@@ -1,4 +1,4 @@
-"""Cards, notation (hand-file.md) and the verifiable shuffle."""
+"""Cards, notation (docs/rules/hand-file.md) and the verifiable shuffle."""
 
 from __future__ import annotations
 

@@ -613,7 +613,7 @@ def test_dark_candidate() -> None:
 
 
 def test_a_recorded_hand_keeps_its_shuffle_seeds() -> None:
-    """hand-file.md: a stored hand carries each deal's commitment and seed; replay checks
+    """docs/rules/hand-file.md: a stored hand carries each deal's commitment and seed; replay checks
     them, so a changed card is caught."""
     hand = start([100, 100, 100], seed="rec")
     play(hand, "boris fold", "vera fold")

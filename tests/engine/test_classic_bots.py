@@ -89,7 +89,8 @@ def test_classic_bot_beats_random_bots_and_uses_the_tools_of_the_game() -> None:
 
 
 def test_svara_simulate_command() -> None:
-    """hand-file.md: one JSON object with hands, seconds, hands_per_second, svaras, conserved."""
+    """docs/rules/hand-file.md: one JSON object with hands, seconds, hands_per_second, svaras,
+    conserved."""
     runner = CliRunner()
     args = ["simulate", "--variant", "classic", "--players", "4", "--hands", "200", "--seed", "5"]
     out = runner.invoke(svara, args)

@@ -1,4 +1,4 @@
-"""Properties of the shaha36 hand under random play, 2–6 players (rules-shaha36.md).
+"""Properties of the shaha36 hand under random play, 2–6 players (docs/rules/shaha36.md).
 
 A small random driver plays each hand: it picks uniformly among `legal(p)` for the awaited
 players (ranges at min, max or between; half the tables go dark whenever they may), lets

@@ -1,4 +1,4 @@
-"""shaha36 rules one by one (rules-shaha36.md): every kind of illegal action is refused with
+"""shaha36 rules one by one (docs/rules/shaha36.md): every kind of illegal action is refused with
 its message and leaves the hand untouched; the seed's worked examples move exactly the
 money they describe; the views show what the rules let each viewer see."""
 

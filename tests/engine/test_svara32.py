@@ -379,7 +379,7 @@ def test_svara_entry_is_simultaneous_and_private() -> None:
 
 
 def test_a_svara_deal_that_cannot_be_drawn_changes_nothing() -> None:
-    """hand-file.md: a replay short of deals refuses the last Svara entry whole; the hand
+    """docs/rules/hand-file.md: a replay short of deals refuses the last Svara entry whole; the hand
     still awaits the same decision (it used to be left with nobody awaited, round 1)."""
     tie = {"anna": "K♠ Q♦ 9♥", "boris": "K♥ Q♣ 9♦", "vera": "8♠ 7♦ 9♣"}  # 10, 10 and 9
     seats = [Seat(n, 100) for n in ("anna", "boris", "vera")]
