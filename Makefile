@@ -3,7 +3,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint system-deps
+.PHONY: run test test-fast lint system-deps
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
@@ -38,3 +38,10 @@ lint: $(STAMP)
 
 test: system-deps $(STAMP) lint
 	$(VENV)/bin/pytest
+
+# The quick loop (docs/testing.md): the engine without its long property runs and bot
+# matches, the protocol, and the table sockets of one server mode (eventlet).
+FAST := tests/engine tests/server/protocol tests/server/tables tests/server/chat \
+	tests/server/lobby tests/test_architecture.py tests/test_rules_docs.py
+test-fast: $(STAMP)
+	$(VENV)/bin/pytest -q -m "not slow" -k "not threading" $(FAST)

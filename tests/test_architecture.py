@@ -295,7 +295,7 @@ def test_no_import_circle(edges: dict[str, set[str]]) -> None:
 
 def test_every_room_of_the_architecture_has_its_rule() -> None:
     """The rooms of docs/architecture.md's table are exactly those checked here."""
-    text = (ROOT / "docs" / "docs/architecture.md").read_text()
+    text = (ROOT / "docs" / "architecture.md").read_text()
     section = text.split("## The rooms and their dependency rules", 1)[1].split("\n#", 1)[0]
     rows = [line for line in section.splitlines() if line.startswith("| `")]
     documented = {", ".join(re.findall(r"`([^`]+)`", row.split("|")[1])) for row in rows}
@@ -323,6 +323,7 @@ def test_a_room_imports_only_what_it_may(edges: dict[str, set[str]], room: str) 
     assert not trespasses(edges, own, allowed)
 
 
+@pytest.mark.slow  # a process per module: docs/testing.md
 def test_a_module_alone_loads_no_forbidden_room() -> None:
     """Each module of a room with a «never» imported alone in a fresh process: what it
     loads, through every import and every package's `__init__`, stays out of those rooms."""

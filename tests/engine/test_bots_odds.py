@@ -48,6 +48,7 @@ def build(variant: Variant, seats: list[Seat], dealer: str, dark: str | None, de
 variants = st.sampled_from(sorted(PRESETS))
 
 
+@pytest.mark.slow  # docs/testing.md: `make test` runs it, `make test-fast` does not
 @settings(max_examples=80, deadline=None)
 @given(variants, st.integers(2, 6), st.integers(0, 10**6))
 def test_the_odds_bot_only_chooses_legal_actions(name: str, players: int, seed: int) -> None:
@@ -207,6 +208,7 @@ def test_matches_are_reproducible() -> None:
     assert a == b and a != c
 
 
+@pytest.mark.slow  # docs/testing.md: `make test` runs it, `make test-fast` does not
 def test_simulate_plays_the_odds_bot_and_conserves_money() -> None:
     for game in games.GAMES:
         result = simulate(get_variant(game), players=3, hands=40, seed=2, bot="odds")
@@ -233,6 +235,7 @@ class Recording(OddsBot):
         ("svara32-traditional", {"blind", "check", "raise", "call", "fold"}),
     ],
 )
+@pytest.mark.slow  # docs/testing.md: `make test` runs it, `make test-fast` does not
 def test_the_odds_bot_uses_the_games_specials(variant: str, specials: set[str]) -> None:
     """Over a seeded run at four seats it looks, plays the dark, deals, raises and folds."""
     Recording.chosen = Counter()
@@ -244,6 +247,7 @@ def test_the_odds_bot_uses_the_games_specials(variant: str, specials: set[str]) 
     assert specials <= set(Recording.chosen), Recording.chosen
 
 
+@pytest.mark.slow  # docs/testing.md: `make test` runs it, `make test-fast` does not
 @pytest.mark.parametrize("variant", ["classic", "shaha36", "svara32", "svara32-traditional"])
 @pytest.mark.parametrize("players", [2, 4])
 def test_the_odds_bot_beats_the_random_bot(variant: str, players: int) -> None:
@@ -253,6 +257,7 @@ def test_the_odds_bot_beats_the_random_bot(variant: str, players: int) -> None:
     assert result.mean - result.half_width > 0.2, (result.mean, result.half_width)
 
 
+@pytest.mark.slow  # docs/testing.md: `make test` runs it, `make test-fast` does not
 def test_the_odds_bot_beats_the_classic_bot_heads_up() -> None:
     assert "classic" in lineups("classic") and "classic" not in lineups("svara32")
     result = match(get_variant("classic"), "odds", "classic", 2, 1500, seed=1)

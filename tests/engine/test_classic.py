@@ -147,6 +147,7 @@ def tables(draw: st.DrawFn) -> Table:
     return seats, NAMES[d], dark, draw(st.booleans()), random.Random(draw(st.integers(0, 2**32)))
 
 
+@pytest.mark.slow  # docs/testing.md: `make test` runs it, `make test-fast` does not
 @settings(max_examples=300, deadline=None)
 @given(tables())
 def test_random_legal_play(table: Table) -> None:

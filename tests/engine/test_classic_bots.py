@@ -37,6 +37,7 @@ def test_random_bots_play_every_game_through_the_hand_api(game: str) -> None:
     assert result["actions"] >= 60
 
 
+@pytest.mark.slow  # docs/testing.md: `make test` runs it, `make test-fast` does not
 def test_simulate_is_reproducible() -> None:
     """Same seed, same hands; another seed, other hands."""
     a = simulate(CLASSIC, players=5, hands=300, seed=11)
@@ -70,6 +71,7 @@ def play_table(bots: dict[str, Bot], hands: int, seed: int) -> tuple[dict[str, i
     return winnings, kinds
 
 
+@pytest.mark.slow  # docs/testing.md: `make test` runs it, `make test-fast` does not
 def test_classic_bot_beats_random_bots_and_uses_the_tools_of_the_game() -> None:
     """The classic bot weighs strength against pot odds: against two random bots it wins
     money, and along the way it looks, plays the dark and proposes deals."""

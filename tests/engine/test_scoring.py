@@ -98,6 +98,7 @@ def hands(game: str) -> st.SearchStrategy[tuple]:
     )
 
 
+@pytest.mark.slow  # docs/testing.md: `make test` runs it, `make test-fast` does not
 @pytest.mark.parametrize("game", list(SCORERS))
 @given(data=st.data())
 def test_ties_are_symmetric_and_best_of_is_the_maximum(game: str, data: st.DataObject) -> None:
@@ -117,6 +118,7 @@ def _plain(game: str, hand: tuple) -> bool:
     return all(not c.is_joker and c != special for c in hand) and len({c.rank for c in hand}) == 3
 
 
+@pytest.mark.slow  # docs/testing.md: `make test` runs it, `make test-fast` does not
 @pytest.mark.parametrize("game", list(SCORERS))
 @given(data=st.data())
 def test_a_better_card_of_the_same_suit_never_lowers_the_points(

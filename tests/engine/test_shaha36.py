@@ -16,6 +16,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -244,6 +245,7 @@ class Driver:
         raise AssertionError(f"the hand did not end in {limit} steps")
 
 
+@pytest.mark.slow  # docs/testing.md: `make test` runs it, `make test-fast` does not
 @settings(max_examples=200, deadline=None)
 @given(
     seed=st.integers(0, 2**32),
@@ -285,6 +287,7 @@ TENS = (  # three different suits, no шаха: 10 points each
 LOWS = ("8♥ 7♠ 6♦", "8♣ 7♦ 6♥", "9♣ 7♥ 6♠", "9♦ 8♠ 7♣")  # 8 or 9 points, below the tens
 
 
+@pytest.mark.slow  # docs/testing.md: `make test` runs it, `make test-fast` does not
 @settings(max_examples=100, deadline=None)
 @given(
     n=st.integers(2, 6),

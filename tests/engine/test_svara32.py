@@ -177,6 +177,7 @@ def new_hand(table: tuple[Variant, list[Seat], str, str | None, str]) -> Svara32
     return Svara32Hand(variant, seats, dealer, SeededDeals(seed), dark)
 
 
+@pytest.mark.slow  # docs/testing.md: `make test` runs it, `make test-fast` does not
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tables(), st.data())
 def test_random_play_is_legal_conserving_and_leak_free(table: Any, data: st.DataObject) -> None:
@@ -188,6 +189,7 @@ def test_random_play_is_legal_conserving_and_leak_free(table: Any, data: st.Data
     assert hand.pot == 0 and hand.awaiting() == ()
 
 
+@pytest.mark.slow  # docs/testing.md: `make test` runs it, `make test-fast` does not
 @settings(max_examples=300, deadline=None)
 @given(tables(), st.data())
 def test_random_play_terminates_with_a_winner(table: Any, data: st.DataObject) -> None:
@@ -217,6 +219,7 @@ def accepted(hand: Svara32Hand, action: Action) -> bool:
     return False
 
 
+@pytest.mark.slow  # docs/testing.md: `make test` runs it, `make test-fast` does not
 @settings(max_examples=150, deadline=None)
 @given(tables(), st.data())
 def test_a_random_illegal_action_changes_nothing(table: Any, data: st.DataObject) -> None:
