@@ -40,8 +40,8 @@ test: system-deps $(STAMP) lint
 	$(VENV)/bin/pytest
 
 # The quick loop (docs/testing.md): the engine without its long property runs and bot
-# matches, the protocol, and the table sockets of one server mode (eventlet).
-FAST := tests/engine tests/server/protocol tests/server/tables tests/server/chat \
-	tests/server/lobby tests/test_architecture.py tests/test_rules_docs.py
+# matches, the protocol and its socket tests against a real server of one mode (eventlet),
+# the architecture's and the rules docs' checks.
+FAST := tests/engine tests/server/protocol tests/test_architecture.py tests/test_rules_docs.py
 test-fast: $(STAMP)
 	$(VENV)/bin/pytest -q -m "not slow" -k "not threading" $(FAST)
