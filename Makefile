@@ -3,7 +3,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint system-deps
+.PHONY: run test test-fast lint system-deps
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
@@ -41,3 +41,10 @@ lint: $(STAMP)
 
 test: system-deps $(STAMP) lint
 	$(VENV)/bin/pytest
+
+# The quick loop (docs/testing.md): the engine without its long property runs and bot
+# matches, the protocol and its socket tests against a real server of one mode (eventlet),
+# the architecture's and the rules docs' checks.
+FAST := tests/engine tests/server/protocol tests/test_architecture.py tests/test_rules_docs.py
+test-fast: $(STAMP)
+	$(VENV)/bin/pytest -q -m "not slow" -k "not threading" $(FAST)

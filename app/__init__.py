@@ -47,7 +47,7 @@ def web_folder(name: str) -> Path:
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
     """Build the web app on one instance folder; `config` overrides every other source
-    (config.md order: defaults < instance config.py < SVARA_* < `config`)."""
+    (docs/hosting.md «Settings»: defaults < instance config.py < SVARA_* < `config`)."""
     from flask import Flask
 
     from . import config as settings

@@ -33,7 +33,7 @@ log = logging.getLogger(__name__)
 DEFAULTS: dict[str, Any] = {
     "HOST": "127.0.0.1",
     "PORT": 5000,
-    # eventlet is the designed server; threading runs the same code (architecture.md).
+    # eventlet is the designed server; threading runs the same code (docs/architecture.md).
     "ASYNC_MODE": "eventlet",
     # Number of proxies in front of the server whose X-Forwarded-* headers are trusted;
     # 0 trusts none (a direct client could otherwise spoof its address) ...

@@ -2,7 +2,7 @@
 
 `socketio` is the only way the server starts tasks, sleeps and emits
 (`socketio.start_background_task`, `socketio.sleep`, `socketio.emit`), so the same code runs
-under eventlet (the default), gevent or threading (architecture.md).
+under eventlet (the default), gevent or threading (docs/architecture.md).
 """
 
 from __future__ import annotations

@@ -20,8 +20,8 @@ from flask import Blueprint, Flask, abort, jsonify, render_template, request
 from app import i18n, ledger
 from app.auth.service import current_user, login_required
 from app.chat import PHRASES
-from app.engine.games import GAMES
-from app.engine.scoring import ABSOLUTE_KEY, SCORERS
+from app.engine.games import GAMES, SCORERS
+from app.engine.scoring import ABSOLUTE_KEY
 from app.forms import form_error_key
 from app.lobby.service import get_lobby
 from app.models import HOUSE, Table, get_db
@@ -29,8 +29,8 @@ from app.table_rules import playable_variant
 
 bp = Blueprint("pages", __name__)
 RULES_DIR = Path(__file__).resolve().parent / "rules_text"
-#: The pages' languages (static/js/i18n.js has a dictionary for each): Russian first (ui.md),
-#: English, and Bulgarian, whose game svara32 is; each named in its own words.
+#: The pages' languages (static/js/i18n.js has a dictionary for each): Russian first
+#: (docs/rules/ui.md), English, and Bulgarian, whose game svara32 is; each named in its own words.
 LANGUAGES = {"ru": "Русский", "en": "English", "bg": "Български"}
 
 

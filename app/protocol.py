@@ -15,10 +15,12 @@ right there — no task, no request context, no handler — so refusing stays ch
 
 from __future__ import annotations
 
+import inspect
 import logging
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from importlib import metadata
 from typing import Any
 
 from flask import Flask, request
@@ -211,6 +213,36 @@ class Budgets:
         self._sweep_at = max(self.SWEEP_FROM, 2 * len(self._budgets))
 
 
+#: The python-socketio releases whose private API the Gate was tested on: pyproject.toml pins
+#: the same series, and tests/server/protocol/test_gate_guard.py fails on any other.
+SOCKETIO_SERIES = "5.18"
+# What the Gate replaces and calls, with the parameters it passes.
+PATCHED = {
+    "_handle_event": ("eio_sid", "namespace", "id", "data"),
+    "_send_packet": ("eio_sid", "pkt"),
+}
+
+
+def check_socketio(version: str, server_class: type) -> None:
+    """Refuse to start on a python-socketio the Gate was not tested on: its private
+    `Server._handle_event` / `_send_packet` may have changed in any release."""
+    if version.split(".")[:2] != SOCKETIO_SERIES.split("."):
+        raise RuntimeError(
+            f"python-socketio {version} is installed, but app/protocol.py's Gate patches its "
+            f"private Server._handle_event and _send_packet and was tested on "
+            f"{SOCKETIO_SERIES}.x only: install python-socketio=={SOCKETIO_SERIES}.* "
+            f"(pyproject.toml) or test the Gate on {version} and move SOCKETIO_SERIES"
+        )
+    for name, wanted in PATCHED.items():
+        method = getattr(server_class, name, None)
+        found = () if method is None else tuple(inspect.signature(method).parameters)[1:]
+        if found != wanted:
+            raise RuntimeError(
+                f"python-socketio {version}: Server.{name}{found} is not the "
+                f"{name}{wanted} app/protocol.py's Gate patches"
+            )
+
+
 class Gate:
     """The first step of every client event, in python-socketio's own packet handling
     (`Server._handle_event`, `_send_packet`: the one place that sees each event before a
@@ -227,6 +259,7 @@ class Gate:
         who: Callable[[str], int | None],
         clock: Callable[[], float] = time.monotonic,
     ):
+        check_socketio(metadata.version("python-socketio"), type(server))
         self.server, self.clock, self.who = server, clock, who
         self.budgets = Budgets(rate, burst, clock)
         self._inner = server._handle_event

@@ -9,7 +9,8 @@ from typing import Any
 
 from sqlmodel import Session, select
 
-from app.engine.variants import PRESETS, Variant, VariantError, get_variant
+from app.engine.games import PRESETS, get_variant
+from app.engine.variants import Variant, VariantError
 from app.models import CustomVariant, Table
 
 log = logging.getLogger(__name__)

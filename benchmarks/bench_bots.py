@@ -14,7 +14,7 @@ import json
 import time
 
 from app.engine.arena import lineups, match
-from app.engine.variants import get_variant
+from app.engine.games import get_variant
 
 VARIANTS = "classic,shaha36,svara32,svara32-traditional"
 

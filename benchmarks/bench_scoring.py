@@ -13,7 +13,7 @@ import random
 import statistics
 import time
 
-from app.engine.scoring import SCORERS
+from app.engine.games import SCORERS
 
 
 def rate(fn, hands: list) -> float:  # type: ignore[no-untyped-def]

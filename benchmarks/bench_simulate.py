@@ -17,8 +17,8 @@ import statistics
 import time
 from typing import Any
 
+from app.engine.games import get_variant
 from app.engine.simulate import simulate
-from app.engine.variants import get_variant
 
 
 def timed(variant: Any, players: int, hands: int, seed: int, bot: str) -> dict[str, Any]:

@@ -31,11 +31,10 @@ from engineio import packet as eio_packet
 from socketio import packet
 
 from app.chat import Chat
+from app.engine.games import SCORERS, get_variant
 from app.engine.hand import Event, Seat
 from app.engine.policies.simple import RandomBot
-from app.engine.scoring import SCORERS
 from app.engine.simulate import seeded_deals
-from app.engine.variants import get_variant
 from app.models import Database
 from app.tables.model import Member, Person
 from app.tables.runtime import LiveTable, Services

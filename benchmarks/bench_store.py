@@ -31,12 +31,11 @@ from sqlmodel import select
 
 from app import ledger, migrations
 from app.engine import games
+from app.engine.games import SCORERS, get_variant
 from app.engine.hand import Action, Seat
 from app.engine.handfile import record
 from app.engine.policies.roster import BOTS
-from app.engine.scoring import SCORERS
 from app.engine.simulate import seeded_deals
-from app.engine.variants import get_variant
 from app.models import Database, Table, User
 from app.tables.store import TableStore
 

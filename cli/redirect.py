@@ -10,7 +10,7 @@ closed; nothing of the app runs for it. The address is the server's own: the `Ho
 visitor sent when it is a name the certificate is for, else the address he reached (the
 connection's local address and port) — never a host the visitor made up, which a link
 could otherwise send someone to (docs/hosting.md «On the open internet»). Used by the
-eventlet server (the designed one, architecture.md), in the connection's own green thread.
+eventlet server (the designed one, docs/architecture.md), in the connection's own green thread.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The rules tools of hand-file.md: `svara hand`, `svara replay`, `svara variants`.
+"""The rules tools of docs/rules/hand-file.md: `svara hand`, `svara replay`, `svara variants`.
 
 Errors are one clear line on stderr with the documented exit status, never a traceback.
 """
@@ -14,10 +14,10 @@ import click
 
 from app.engine import handfile
 from app.engine.cards import CardError, parse_cards
+from app.engine.games import PRESETS, SCORERS, get_variant
 from app.engine.policies.roster import BOTS
-from app.engine.scoring import SCORERS
 from app.engine.simulate import simulate as run_simulation
-from app.engine.variants import PRESETS, VariantError, get_variant
+from app.engine.variants import VariantError
 
 
 def _print(obj: Any) -> None:

@@ -68,7 +68,7 @@ def serve(
     async_mode = os.environ.get(ASYNC_MODE_ENV, "eventlet")
     if async_mode == "eventlet":
         # Before anything imports the web stack, so sockets, threads and locks are green.
-        # eventlet is the designed server (architecture.md); its deprecation notice is known.
+        # eventlet is the designed server (docs/architecture.md); its deprecation notice is known.
         warnings.filterwarnings("ignore", message="\nEventlet is deprecated")
         import eventlet
 

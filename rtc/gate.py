@@ -1,7 +1,7 @@
 """The gate track: the one long-lived track under each receive slot's sender.
 
 A slot's sender keeps the same track for the whole connection (swapping tracks under an
-aiortc sender leaves it waiting on a stopped relay track, architecture.md); the SFU
+aiortc sender leaves it waiting on a stopped relay track, docs/architecture.md); the SFU
 pushes packets into the gate as they arrive, and when nothing is pushed (mic off, listen
 off, free slot) the sender simply sends nothing. `Renumbering` gives each outgoing stream
 its own consistent RTP sequence numbers and timestamps: within one source a lost packet

@@ -16,7 +16,7 @@ that is not an `av.Frame`). So for audio receivers the decoder queue is replaced
 that puts each received Opus frame, as an `OpusPacket`, straight into the track's queue:
 no decoding, and no hop to a thread and back per packet. Measured: 84 % of a core with
 decode + re-encode against about 15 % with a pass-through decoder, for 4 players
-(architecture.md); skipping the thread hop as well about halves the cost of a
+(docs/architecture.md); skipping the thread hop as well about halves the cost of a
 connection (docs/performance.md). The pinned version and these hooks are tested in
 tests/rtc/test_passthrough.py.
 

@@ -1,7 +1,7 @@
 """The selective forwarding unit: one room per table, one server peer per participant.
 
 The browser offers its mic plus (seats − 1) receive-only slots and the SFU only answers
-(Chrome rejects aiortc's re-offers, architecture.md), asking for Opus in-band FEC. Each
+(Chrome rejects aiortc's re-offers, docs/architecture.md), asking for Opus in-band FEC. Each
 publisher's received Opus packets (passed through as they arrive, never buffered or
 decoded: rtc.passthrough) are pushed by one forwarding task into the gate track of every
 slot that carries that publisher, as the pure

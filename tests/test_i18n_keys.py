@@ -1,7 +1,7 @@
 """Every language of the pages has the words of every key (static/js/i18n.js).
 
-Russian is the source (ui.md): a key added to RU without its English and Bulgarian entries
-fails here, before a player meets the Russian fallback in the middle of a Bulgarian page.
+Russian is the source (docs/rules/ui.md): a key added to RU without its English and Bulgarian
+entries fails here, before a player meets the Russian fallback in the middle of a Bulgarian page.
 The dictionaries are read from the file itself: one `key: "text",` a line, so a line that is
 neither a key, a comment nor blank fails too rather than being skipped."""
 

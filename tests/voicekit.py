@@ -16,6 +16,7 @@ import fractions
 import itertools
 import json
 import math
+import socket
 import threading
 import time
 from collections.abc import Awaitable, Callable
@@ -35,6 +36,26 @@ FRAME_SAMPLES = 960  # 20 ms
 #: Distinct payloads a slot remembers (enough to compare with a 50-frame replayed tone).
 MAX_PAYLOADS = 100
 T = TypeVar("T")
+
+
+def free_udp_ports(count: int) -> str:
+    """A `VOICE_PORTS` range of `count` consecutive UDP ports free on loopback just now (no
+    fixed ports: other runs on this machine bind theirs), as "low-high"."""
+    while True:
+        with contextlib.ExitStack() as held:
+            first = held.enter_context(socket.socket(socket.AF_INET, socket.SOCK_DGRAM))
+            first.bind(("127.0.0.1", 0))
+            low = first.getsockname()[1]
+            if low + count - 1 > 65535:
+                continue
+            try:
+                for port in range(low + 1, low + count):
+                    held.enter_context(socket.socket(socket.AF_INET, socket.SOCK_DGRAM)).bind(
+                        ("127.0.0.1", port)
+                    )
+            except OSError:
+                continue  # one of them is taken: try another range
+        return f"{low}-{low + count - 1}"
 
 
 class SfuError(RuntimeError):

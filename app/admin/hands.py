@@ -14,8 +14,8 @@ from sqlmodel import Session, col, select
 
 from app.engine import handfile
 from app.engine.fairness import deal_problem
+from app.engine.games import SCORERS
 from app.engine.hand import RuleError
-from app.engine.scoring import SCORERS
 from app.models import (
     CANCELLED,
     FINISHED,
@@ -78,7 +78,7 @@ def list_hands(
 
 
 def show_hand(s: Session, hand_id: int) -> dict[str, Any]:
-    """The stored hand file (hand-file.md), as `svara replay` reads it."""
+    """The stored hand file (docs/rules/hand-file.md), as `svara replay` reads it."""
     hand = get_hand(s, hand_id)
     if hand.hand_file is None:
         raise AdminError(f"hand {hand_id} has no hand file")

@@ -1,4 +1,5 @@
-"""Money as the administrator moves and reads it: grants, balances, the books, the settle-up.
+"""Money as the administrator moves and reads it: grants, balances, the books (the settle-up
+is settle.py's).
 
 A grant is the only way money enters or leaves the system (C-0.1); it goes through
 `ledger.grant`, whose guarded update refuses to take a balance below 0 even while the
@@ -7,31 +8,20 @@ server plays from it in another process.
 
 from __future__ import annotations
 
-from collections import defaultdict
-from datetime import datetime
 from typing import Any
 
 from sqlmodel import Session, col, select
 
 from app import ledger
-from app.bots.seats import bot_ids
-from app.engine.variants import VariantError
+from app.auth.roster import bot_ids
 from app.models import (
-    CANCELLED,
-    FINISHED,
-    HOUSE,
     STACK,
-    USER,
     Account,
-    HandRecord,
     LedgerEntry,
     Table,
-    User,
 )
-from app.table_rules import table_variant
 
 from . import AdminError
-from .settle import settle
 from .users import get_user
 
 RECENT = 20
@@ -154,67 +144,4 @@ def verify(s: Session) -> dict[str, Any]:
         "house": books.house,
         "staked_on_bots": books.bots,
         "problems": books.problems,
-    }
-
-
-def practice_tables(s: Session) -> list[int]:
-    """The tables that play for practice chips (B-1.4); a table whose custom variant was
-    deleted is taken for one that played for money."""
-    found: list[int] = []
-    for table in s.exec(select(Table)).all():
-        try:
-            if table_variant(s, table).rules.get("practice"):
-                found.append(table.id)  # type: ignore[arg-type]  # a stored row has its id
-        except VariantError:
-            continue
-    return found
-
-
-def results(
-    s: Session, since: datetime, until: datetime | None = None, table_id: int | None = None
-) -> dict[str, int]:
-    """Each player's net result over the hands started in [since, until) (the house's rake
-    as «house»), at every table or at `table_id`: game money only, never grants, buy-ins or
-    cash-outs. A bot plays with the house's money (docs/rules.md, «Bots»): its result is the
-    house's, so a settle-up never asks anyone to pay a bot.
-
-    Only ended hands (finished or cancelled) count, and each counts whole, so the results sum
-    to zero: every such hand's pot was paid out or refunded to the last chip. Practice tables
-    play for chips, not money (B-1.4), and do not count.
-    """
-    hands = select(HandRecord.id).where(
-        HandRecord.started >= since,
-        col(HandRecord.status).in_((FINISHED, CANCELLED)),
-        col(HandRecord.table_id).not_in(practice_tables(s)),
-    )
-    if until is not None:
-        hands = hands.where(HandRecord.started < until)
-    if table_id is not None:
-        hands = hands.where(HandRecord.table_id == table_id)
-    names = dict(s.exec(select(User.id, User.name)).all())
-    names |= dict.fromkeys(bot_ids(s), HOUSE)
-    nets: dict[str, int] = defaultdict(int)
-    for kind, user_id, amount in s.exec(
-        select(Account.kind, Account.user_id, LedgerEntry.amount)
-        .join(Account, col(Account.id) == LedgerEntry.account_id)
-        .where(
-            col(LedgerEntry.hand_id).in_(hands),
-            col(Account.kind).in_((USER, STACK, HOUSE)),
-        )
-    ):
-        nets[HOUSE if kind == HOUSE else names[user_id]] += amount
-    return dict(sorted(nets.items()))
-
-
-def settle_up(
-    s: Session, since: datetime, until: datetime | None = None, table_id: int | None = None
-) -> dict[str, Any]:
-    """The period's results and the fewest payments that square them (settle.py); one
-    table's only with `table_id` (its page, app/history/)."""
-    nets = results(s, since, until, table_id)
-    return {
-        "since": since.isoformat(timespec="seconds"),
-        "until": until.isoformat(timespec="seconds") if until else None,
-        "results": nets,
-        "payments": [p._asdict() for p in settle(nets)],
     }

@@ -1,5 +1,7 @@
-"""The friends' settle-up: who pays whom so that every net result is squared in the FEWEST
-transfers.
+"""The friends' settle-up: each player's net result over a period (`results`), and who pays
+whom so that every net result is squared in the FEWEST transfers (`settle`). `settle_up` is
+the one service of both `svara admin settle` and a table's page (app/history/): it reads
+only the books, so history uses it without loading the live tables or the bots.
 
 With n parties of non-zero net, n − 1 transfers always suffice (settle a chain). Fewer are
 possible exactly when the parties split into groups that each sum to zero: a group of m
@@ -15,8 +17,28 @@ partition can have. Finding k is NP-hard in general (it contains subset-sum), so
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from typing import NamedTuple
+from datetime import datetime
+from typing import Any, NamedTuple
+
+from sqlmodel import Session, col, select
+
+from app.auth.roster import bot_ids
+from app.engine.variants import VariantError
+from app.models import (
+    CANCELLED,
+    FINISHED,
+    HOUSE,
+    STACK,
+    USER,
+    Account,
+    HandRecord,
+    LedgerEntry,
+    Table,
+    User,
+)
+from app.table_rules import table_variant
 
 EXACT_LIMIT = 15
 
@@ -108,3 +130,66 @@ def _greedy(nets: Mapping[str, int], *, pairs_first: bool) -> list[Payment]:
         payments.append(Payment(payer, payee, amount))
         owed[payer] += amount
         owed[payee] -= amount
+
+
+def practice_tables(s: Session) -> list[int]:
+    """The tables that play for practice chips (B-1.4); a table whose custom variant was
+    deleted is taken for one that played for money."""
+    found: list[int] = []
+    for table in s.exec(select(Table)).all():
+        try:
+            if table_variant(s, table).rules.get("practice"):
+                found.append(table.id)  # type: ignore[arg-type]  # a stored row has its id
+        except VariantError:
+            continue
+    return found
+
+
+def results(
+    s: Session, since: datetime, until: datetime | None = None, table_id: int | None = None
+) -> dict[str, int]:
+    """Each player's net result over the hands started in [since, until) (the house's rake
+    as «house»), at every table or at `table_id`: game money only, never grants, buy-ins or
+    cash-outs. A bot plays with the house's money (docs/rules.md, «Bots»): its result is the
+    house's, so a settle-up never asks anyone to pay a bot.
+
+    Only ended hands (finished or cancelled) count, and each counts whole, so the results sum
+    to zero: every such hand's pot was paid out or refunded to the last chip. Practice tables
+    play for chips, not money (B-1.4), and do not count.
+    """
+    hands = select(HandRecord.id).where(
+        HandRecord.started >= since,
+        col(HandRecord.status).in_((FINISHED, CANCELLED)),
+        col(HandRecord.table_id).not_in(practice_tables(s)),
+    )
+    if until is not None:
+        hands = hands.where(HandRecord.started < until)
+    if table_id is not None:
+        hands = hands.where(HandRecord.table_id == table_id)
+    names = dict(s.exec(select(User.id, User.name)).all())
+    names |= dict.fromkeys(bot_ids(s), HOUSE)
+    nets: dict[str, int] = defaultdict(int)
+    for kind, user_id, amount in s.exec(
+        select(Account.kind, Account.user_id, LedgerEntry.amount)
+        .join(Account, col(Account.id) == LedgerEntry.account_id)
+        .where(
+            col(LedgerEntry.hand_id).in_(hands),
+            col(Account.kind).in_((USER, STACK, HOUSE)),
+        )
+    ):
+        nets[HOUSE if kind == HOUSE else names[user_id]] += amount
+    return dict(sorted(nets.items()))
+
+
+def settle_up(
+    s: Session, since: datetime, until: datetime | None = None, table_id: int | None = None
+) -> dict[str, Any]:
+    """The period's results and the fewest payments that square them (settle.py); one
+    table's only with `table_id` (its page, app/history/)."""
+    nets = results(s, since, until, table_id)
+    return {
+        "since": since.isoformat(timespec="seconds"),
+        "until": until.isoformat(timespec="seconds") if until else None,
+        "results": nets,
+        "payments": [p._asdict() for p in settle(nets)],
+    }

@@ -9,7 +9,8 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
-from app.engine.variants import GAME_PARAMS, PRESETS, RANGES, Variant, VariantError
+from app.engine.games import GAME_PARAMS, PRESETS
+from app.engine.variants import RANGES, Variant, VariantError
 from app.models import CustomVariant, Table
 from app.table_rules import find_variant
 

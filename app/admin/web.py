@@ -37,8 +37,8 @@ from wtforms import HiddenField, IntegerField, StringField
 from wtforms.validators import DataRequired, Length, NumberRange
 
 from app import ledger
+from app.auth.roster import bot_ids
 from app.auth.service import current_user, login_required
-from app.bots.seats import bot_ids
 from app.forms import Form
 from app.history import NIGHT
 from app.ledger import MAX_AMOUNT, LedgerError
@@ -48,7 +48,8 @@ from app.tables import EXTENSION as TABLES
 from app.tables.registry import Tables
 
 from . import AdminError, notices, requests
-from .money import grant, grant_house, settle_up, show_house
+from .money import grant, grant_house, show_house
+from .settle import settle_up
 from .users import get_user
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")

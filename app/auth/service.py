@@ -24,6 +24,7 @@ from app.models import Database, User, get_db
 from app.names import NameRefused, mixed_scripts, name_key, shown, skeleton, strict_key
 
 from .hashing import passwords
+from .roster import ROSTER
 
 ADMIN_NAME = "admin"
 # Player names appear in hand files and ledger transfers next to these (app/engine/hand.py).
@@ -46,9 +47,7 @@ class AccountError(ValueError):
 @cache
 def _reserved() -> tuple[frozenset[str], frozenset[str]]:
     """The keys and skeletons of the names no person may take: the ledger's parties and the
-    server's bots (app/bots/seats.py, imported here because app.bots imports this module)."""
-    from app.bots.seats import ROSTER
-
+    server's bots (roster.py)."""
     names = [*RESERVED_NAMES, *ROSTER]
     return frozenset(map(name_key, names)), frozenset(map(skeleton, names))
 

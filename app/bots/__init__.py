@@ -29,8 +29,9 @@ from sqlmodel import col, select
 
 from app import ledger, protocol
 from app.auth.presence import Player
+from app.auth.roster import ROSTER
 from app.auth.service import current_user, login_required
-from app.engine.variants import get_variant
+from app.engine.games import get_variant
 from app.lobby.service import EXTENSION as LOBBY
 from app.lobby.service import create_table
 from app.models import Table
@@ -40,7 +41,7 @@ from app.tables.model import PLAYING, Person, TableError
 from app.tables.runtime import LiveTable
 from app.tables.view import Snapshot
 
-from .seats import ROSTER, BotSeats
+from .seats import BotSeats
 
 EXTENSION = "svara.bots"
 PRACTICE = "svara32-practice"

@@ -26,10 +26,12 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
-from sqlmodel import Session, select
+from sqlmodel import select
 
 from app import ledger
+from app.auth.roster import BOT_HASH, ROSTER, bot_ids
 from app.auth.service import find_user
+from app.engine.games import GAMES
 from app.engine.hand import Legal
 from app.engine.policies.odds import OddsBot
 from app.ledger import LedgerError
@@ -41,27 +43,8 @@ from app.tables.view import Snapshot
 
 log = logging.getLogger(__name__)
 
-BOT_HASH = "!bot"  # not an argon2 hash: no password logs a bot in (app/auth/service.py)
 SID = "bot:"  # the socket ids of bots (their events go to `BotSeats.heard`)
-# Names and avatars: «Гэри» is the practice bot (B-1.4). An avatar is the name of a picture
-# the server ships, static/img/avatars/<avatar>.svg (drawn on any machine, with or without a
-# colour emoji font).
-ROSTER: dict[str, str] = {
-    "Гэри": "hat",
-    "Бот Вася": "bear",
-    "Бот Зина": "fox",
-    "Бот Толик": "wolf",
-    "Бот Люба": "owl",
-    "Бот Петрович": "boar",
-    "Бот Маша": "cat",
-}
 BANKROLL_ANTES = 100  # what a classic bot plays from (C-0.2), topped up between hands
-
-
-def bot_ids(s: Session) -> set[int]:
-    """The user ids of the bots (for the books and the settle-up: their money is the
-    house's)."""
-    return set(s.exec(select(User.id).where(User.password_hash == BOT_HASH)).all())  # type: ignore[arg-type]
 
 
 @dataclass
@@ -183,7 +166,10 @@ class BotSeats:
 
     def _watch(self, live: LiveTable, person: Person) -> None:
         sid = f"{SID}{live.id}:{person.id}"
-        self.bots[sid] = (live.id, Seated(person, sid, OddsBot(random.Random(self.rng.random()))))
+        self.bots[sid] = (
+            live.id,
+            Seated(person, sid, OddsBot(random.Random(self.rng.random()), GAMES)),
+        )
         live.join(sid, person, None, lambda event, data: self.heard(sid, event, data))
 
     def _stand(self, live: LiveTable, bot: Seated) -> None:

@@ -13,6 +13,7 @@ import statistics
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from .games import GAMES
 from .policies.roster import BOTS
 from .simulate import session
 from .variants import Variant
@@ -41,7 +42,7 @@ def match(variant: Variant, bot: str, opponent: str, players: int, hands: int, s
         raise ValueError(f"{variant.name} seats 2 to {variant['seats']} players")
     rng = random.Random(seed)
     lineup = [bot] + [opponent] * (players - 1)
-    bots = {f"{kind}{i + 1}": BOTS[kind](rng) for i, kind in enumerate(lineup)}
+    bots = {f"{kind}{i + 1}": BOTS[kind].new(rng, GAMES) for i, kind in enumerate(lineup)}
     me, ante = next(iter(bots)), variant["ante"]
     return Match(
         [

@@ -65,7 +65,8 @@ def card(rank: str, suit: str = "") -> Card:
 
 
 def parse_card(text: str) -> Card:
-    """Read one card in the notation of hand-file.md: `10♦`, `Td`, `as`, `Jk` (any case)."""
+    """Read one card in the notation of docs/rules/hand-file.md: `10♦`, `Td`, `as`, `Jk`
+    (any case)."""
     t = text.strip()
     if t.lower() == "jk":
         return JOKER

@@ -1,4 +1,4 @@
-"""The `classic` hand (rules-classic.md, C-…): one explicit state machine.
+"""The `classic` hand (docs/rules/classic.md, C-…): one explicit state machine.
 
 The hand is built from the seats, the dealer, the dark choice and a deal source, and then
 fed `Action`s. Every action is checked against `legal()` before anything changes (and a
@@ -30,7 +30,7 @@ from math import ceil
 from typing import Any
 
 from .cards import Card, make_deck
-from .games import Game, Manners
+from .game import Game, Manners
 from .hand import (
     DECLARED,
     POT,
@@ -880,14 +880,14 @@ class ClassicHand(Hand):
 def odds_play(
     bot: OddsBot, player: str, legal: Sequence[Legal], view: View, reading: Reading
 ) -> Action:
-    """The odds bot's play in classic (games.OddsPolicy)."""
+    """The odds bot's play in classic (policies/odds.py `OddsPolicy`)."""
     dos = {o.do for o in legal}
     if view["phase"] == "svara_entry":
         svara = view["svara"]
         return bot.entry(player, legal, view["pot"], svara["fee"], len(svara["free"]))
     if view["phase"] == "dark_decision":  # C-7.5: the dark again, now and then
         return bot.either(player, legal, bot.rng.random() < DARK, "dark_on", "dark_off")
-    odds = bot.odds("classic", reading)
+    odds = bot.odds(SCORER, reading)
     if "agree" in dos:  # C-5.2: a split or a cook is worth the fair share
         return bot.either(player, legal, odds.eq <= odds.fair, "agree", "refuse")
     fold = Action(player, "fold")
@@ -906,7 +906,7 @@ def odds_play(
         call = bot.pick(player, legal, "bet") if odds.pays(pot, level) else None
         return call or fold
     if look is not None:  # C-4.11: the duel with the previous active player
-        below, equal = against_one("classic", reading.mine, reading.dead)
+        below, equal = against_one(SCORER, reading.mine, reading.dead)
         if below + equal >= LOOK:  # a tie folds the target
             return concrete(player, look, bot.rng)
     higher = [o for o in raises if to_of(o) > level]

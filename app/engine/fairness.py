@@ -26,9 +26,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from .cards import Card, CardError, commitment, deal_round, fisher_yates, parse_card, shuffled
+from .games import SCORERS, get_variant
 from .hand import Deal, PlayerSeed
-from .scoring import SCORERS
-from .variants import VariantError, get_variant
+from .variants import VariantError
 
 FORMAT = "svara-fair/1"
 SEED = re.compile(r"[0-9a-f]{32,128}")  # 16 to 64 random bytes, lowercase hex

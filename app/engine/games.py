@@ -1,18 +1,19 @@
-"""Every game is one `Game` record, defined by its own module (`app/engine/<game>.py`).
+"""The registry: every game by name, and the indexes over the games' records.
 
-The record holds all that differs between games: the title players read, the `Hand` class,
-the deck and scoring table (`Scorer`), the parameters a variant sets and the presets, how a
-live table runs between hands (`Manners`) and the odds bot's policy. Everything else reads
-these records: `GAMES`, `scoring.SCORERS`, `variants.PRESETS` and `variants.GAME_PARAMS` are
-indexes over them, built on first use (the game modules import this one, so they are loaded
-after it, when a first lookup needs them).
+Each game is one `Game` record (game.py), defined by its own module (`app/engine/<game>.py`):
+the title players read, the `Hand` class, the deck and scoring table (`Scorer`), the
+parameters a variant sets and the presets, how a live table runs between hands (`Manners`)
+and the odds bot's policy. Everything else finds them here: `GAMES`, `SCORERS`,
+`GAME_PARAMS`, `PRESETS` and `get_variant` are built on first use. This module is above the
+games (it imports them), and the modules the games are built from (cards, scoring,
+variants, hand, policies) are below them: none of those looks a game up by its name.
 
 Adding a game (a fourth, `mygame`):
 1. `app/engine/mygame.py`: its `Hand` subclass (`_validate` and the effects, `legal`, `view`,
    `result`, `phase`), its score rule, its `PARAMS` and presets, and `GAME = Game(...)`;
 2. its name in `MODULES` below — the one registration line;
 3. `static/js/games/mygame.js` (its words and dialogs, see static/js/games/index.js) and
-   its line in `static/js/games/index.js`; its rules text in `app/rules_text/mygame.md` and
+   its line in `static/js/games/index.js`; its rules text in `app/rules_text/<game>.md` and
    its words in static/js/i18n.js;
 4. its hand files under `tests/hands/mygame/`: the shared contract test
    (tests/engine/test_contract.py) then runs over it with every other game.
@@ -20,54 +21,17 @@ Adding a game (a fourth, `mygame`):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import cache, cached_property
 from importlib import import_module
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
-if TYPE_CHECKING:
-    from .hand import Action, Hand, Legal
-    from .policies.odds import OddsBot, Reading
-    from .scoring import Scorer
-    from .variants import Param, Variant
+from .game import Game
+from .hand import Hand
+from .scoring import Scorer
+from .variants import Param, Variant, VariantError
 
 MODULES = ("classic", "shaha36", "svara32")  # one line per game: its module in app/engine/
-
-
-@dataclass(frozen=True)
-class Manners:
-    """How a live table runs a game between hands and around its timers (app/tables/)."""
-
-    stacks: bool  # S-1.5: play from a stack bought in at the table, not the balance
-    gather_param: str | None  # the variant's gathering timer, else the table's default
-    gather_after_hand: bool  # S-1.6: «Новая раздача» opens by itself after each hand
-    stand_idle: bool  # C-1.7: no action in one's own timer stands one up
-    stand_offline: bool  # S-1.7: offline for `offline_seconds` stands one up
-    chat_in_hand: bool  # S-1.7's Decision: shaha36 sends chat only between hands
-    # Hand phases whose timer is not the turn's (the variant's parameter), and phases that
-    # run in the rest of the turn they interrupt (C-5.3: the vote has no timer of its own;
-    # that turn goes on in the same time if the vote ends with it, `Hand.timer_owners`).
-    phase_seconds: Mapping[str, str] = field(default_factory=dict)
-    phase_keeps_turn: frozenset[str] = frozenset()
-
-
-OddsPolicy = Callable[["OddsBot", str, "Sequence[Legal]", Mapping[str, Any], "Reading"], "Action"]
-"""The odds bot's play in one game: (bot, player, legal, view, reading) → its action."""
-
-
-@dataclass(frozen=True)
-class Game:
-    """One game, all in one place."""
-
-    name: str  # the id in variants, hand files and the protocol: "classic"
-    title: str  # what the pages show: «Свара · классика, 37 карт»
-    hand: type[Hand]
-    scorer: Scorer  # the deck and the score of every three-card hand
-    params: Mapping[str, Param]  # what a variant of the game sets, with ranges
-    presets: tuple[Variant, ...]  # the named variants, the game's own first
-    manners: Manners
-    odds_policy: OddsPolicy
 
 
 @cache
@@ -117,3 +81,17 @@ class Index(Mapping[str, V], Generic[V]):
 
 
 GAMES: Index[Game] = Index(lambda games: ((g.name, g) for g in games))
+
+
+SCORERS: Index[Scorer] = Index(lambda gs: ((g.name, g.scorer) for g in gs))
+GAME_PARAMS: Index[Mapping[str, Param]] = Index(lambda gs: ((g.name, g.params) for g in gs))
+PRESETS: Index[Variant] = Index(lambda gs: ((v.name, v) for g in gs for v in g.presets))
+
+
+def get_variant(name: str, overrides: Mapping[str, Any] | None = None) -> Variant:
+    """A preset by name, optionally with overrides (VariantError if unknown or invalid)."""
+    try:
+        variant = PRESETS[name]
+    except KeyError:
+        raise VariantError(f"unknown variant {name!r}; known: {', '.join(PRESETS)}") from None
+    return variant.with_rules(overrides) if overrides else variant

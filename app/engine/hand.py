@@ -10,8 +10,8 @@ server writes to the ledger one for one. There are no clocks here: a timer runni
 One contract for every game (`Hand.act`): the game validates an action completely
 (`_validate`, which raises `RuleError` saying what was expected) and returns its effect; the
 effect then runs inside one transaction. Once validated, the only step that can still fail is
-drawing a deal (a hand file short of deals, hand-file.md); the transaction then restores the
-hand as it was before the action, so a refused action never changes anything.
+drawing a deal (a hand file short of deals, docs/rules/hand-file.md); the transaction then
+restores the hand as it was before the action, so a refused action never changes anything.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ class Seat(NamedTuple):
 
 
 class Action(NamedTuple):
-    """One input, exactly as a line of a hand file's `actions` (hand-file.md)."""
+    """One input, exactly as a line of a hand file's `actions` (docs/rules/hand-file.md)."""
 
     player: str
     do: str
@@ -242,9 +242,9 @@ class Hand(ABC):
 
     def _restore(self) -> None:
         """Undo an effect that failed part-way (its deal could not be drawn): the hand is a
-        function of its seats, deals and accepted actions (hand-file.md), so it is rebuilt from
-        the deals drawn before and `history`, and takes the rebuilt state. The logs stay the
-        same lists, cut back to what they held (callers may hold them)."""
+        function of its seats, deals and accepted actions (docs/rules/hand-file.md), so it is
+        rebuilt from the deals drawn before and `history`, and takes the rebuilt state. The logs
+        stay the same lists, cut back to what they held (callers may hold them)."""
         stored = iter(list(self.deals))  # the rebuild asks only for those drawn before
         fresh = type(self)(
             self.variant, self.seats, self.dealer, lambda _players: next(stored), self.dark_choice

@@ -1,4 +1,4 @@
-"""The hand file (hand-file.md, format `svara-hand/1`): read, check, replay, write.
+"""The hand file (docs/rules/hand-file.md, format `svara-hand/1`): read, check, replay, write.
 
 Replay and live play run the same engine: a hand file is the seats, the dealer, the dark
 choice, the deals and the actions, fed to the game's `Hand` one action at a time.
@@ -14,9 +14,9 @@ from typing import Any
 from . import games
 from .cards import Card, CardError, commitment, parse_cards
 from .fairness import FairDeals, FairnessError, deal_problem, read_seeds
+from .games import PRESETS, SCORERS, get_variant
 from .hand import Action, Deal, DealSource, Hand, PlayerSeed, RuleError, Seat, shuffled_deals
-from .scoring import SCORERS
-from .variants import PRESETS, Variant, VariantError, get_variant
+from .variants import Variant, VariantError
 
 FORMAT = "svara-hand/1"
 
@@ -198,7 +198,7 @@ def replay_record(doc: dict[str, Any]) -> tuple[Hand, list[Action]]:
 
 
 def replay_summary(hand: Hand) -> dict[str, Any]:
-    """The success object of `svara replay` (hand-file.md)."""
+    """The success object of `svara replay` (docs/rules/hand-file.md)."""
     result = hand.result()
     return {
         "ok": True,

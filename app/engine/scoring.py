@@ -12,7 +12,6 @@ from functools import cached_property
 from itertools import combinations
 from typing import NamedTuple
 
-from . import games
 from .cards import Card, CardError
 
 # C-3.1, S-2.1, B-2.1: the same face values in all three games.
@@ -94,10 +93,6 @@ class Scorer:
         for c in cards:
             if c not in self._in_deck:
                 raise CardError(f"{c} is not in the {self.game} deck")
-
-
-# Every game's scorer by name, from the game records (games.py).
-SCORERS: games.Index[Scorer] = games.Index(lambda gs: ((g.name, g.scorer) for g in gs))
 
 
 def best_of(scores: Mapping[str, Score]) -> list[str]:

@@ -1,4 +1,4 @@
-"""The `shaha36` hand (rules-shaha36.md, S-…): one explicit state machine.
+"""The `shaha36` hand (docs/rules/shaha36.md, S-…): one explicit state machine.
 
 36 cards with the 6♣ «шаха», a table stack per player, the ante «кон», pot-limit betting in
 one betting round per deal, the dark circle, all-in with one pot, the showdown in order with
@@ -27,7 +27,7 @@ from functools import partial
 from typing import Any
 
 from .cards import Card, card, make_deck
-from .games import Game, Manners
+from .game import Game, Manners
 from .hand import (
     HOUSE,
     POT,
@@ -786,7 +786,7 @@ class Shaha36Hand(Hand):
 def odds_play(
     bot: OddsBot, player: str, legal: Sequence[Legal], view: View, reading: Reading
 ) -> Action:
-    """The odds bot's play in shaha36 (games.OddsPolicy)."""
+    """The odds bot's play in shaha36 (policies/odds.py `OddsPolicy`)."""
     dos = {o.do for o in legal}
     phase = view["phase"]
     if phase == "showdown":  # S-6.2: a weaker hand gains nothing by showing
@@ -801,7 +801,7 @@ def odds_play(
         return concrete(player, next(o for o in legal if o.do == "dark"), bot.rng)
     if "look" in dos and len(reading.mine) < 3:  # S-1.3: turning costs nothing
         return Action(player, "look")
-    return bot.betting(player, legal, view, bot.odds("shaha36", reading))
+    return bot.betting(player, legal, view, bot.odds(SCORER, reading))
 
 
 # --- the game ---------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""`svara simulate`: bots play hands at one table of any registered game (hand-file.md).
+"""`svara simulate`: bots play hands at one table of any registered game (docs/rules/hand-file.md).
 
 The table is driven only through the `Hand` API and the class hooks of `hand.Hand`
 (`stake`, `playable`, `dark_candidate`), so every game runs here unchanged. The bots draw
@@ -15,10 +15,10 @@ from typing import Any, NamedTuple
 
 from . import games
 from .cards import Card, Shuffle
+from .games import SCORERS
 from .hand import Deal, DealSource, Hand, RuleError, Seat
 from .policies.base import Bot
 from .policies.roster import BOTS
-from .scoring import SCORERS
 from .variants import Variant
 
 MAX_ACTIONS = 100_000  # per hand: a hand that long is an engine bug, not a game
@@ -100,8 +100,8 @@ def simulate(
     bot: str = "random",
     clock: Callable[[], float] | None = None,
 ) -> dict[str, Any]:
-    """Play `hands` hands; the summary of hand-file.md plus what the check needs (`seconds`
-    and `hands_per_second` are null without a `clock`).
+    """Play `hands` hands; the summary of docs/rules/hand-file.md plus what the check needs
+    (`seconds` and `hands_per_second` are null without a `clock`).
 
     A seat that can no longer take part is topped up to the game's stake between hands;
     those grants are counted, so `conserved` is: money before + grants = after + rake.
@@ -114,7 +114,7 @@ def simulate(
         raise ValueError(f"{variant.name} seats 2 to {variant['seats']} players")
     rng = random.Random(seed)
     names = [f"bot{i + 1}" for i in range(players)]
-    bots: dict[str, Bot] = {name: kind(rng) for name in names}
+    bots: dict[str, Bot] = {name: kind.new(rng, games.GAMES) for name in names}
     balances = dict.fromkeys(names, cls.stake(variant))
     before = sum(balances.values())
     grants = rake = svaras = actions = 0

@@ -1,6 +1,6 @@
 """The `svara32` hand: Bulgarian Svara, its betting (B-3, B-4) and traditional options (B-6).
 
-Rules are `rules-svara32.md` (B-…); the decisions taken where it is silent are in
+Rules are `docs/rules/svara32.md` (B-…); the decisions taken where it is silent are in
 `docs/rules.md` (## svara32). Amounts: every bet is counted in *level units*. A dark or
 blind bet is made unseen and counts double (B-4.2, B-6.1): a blind of X chips puts the
 player's bet and the level at 2X, so a sighted player matching it pays 2X. All later
@@ -20,7 +20,7 @@ from functools import partial
 from typing import Any, ClassVar
 
 from .cards import Card, card, make_deck
-from .games import Game, Manners
+from .game import Game, Manners
 from .hand import (
     POT,
     Action,
@@ -603,7 +603,7 @@ class Svara32Hand(Hand):
 def odds_play(
     bot: OddsBot, player: str, legal: Sequence[Legal], view: View, reading: Reading
 ) -> Action:
-    """The odds bot's play in svara32 (games.OddsPolicy)."""
+    """The odds bot's play in svara32 (policies/odds.py `OddsPolicy`)."""
     if view["phase"] == "svara_entry":
         svara = view["svara"]
         return bot.entry(player, legal, view["pot"], svara["fee"], len(svara["players"]))
@@ -614,7 +614,7 @@ def odds_play(
         return Action(player, "check")
     if any(o.do == "look" for o in legal):  # B-4.3: seeing one's hand keeps the turn
         return Action(player, "look")
-    return bot.betting(player, legal, view, bot.odds("svara32", reading))
+    return bot.betting(player, legal, view, bot.odds(SCORER, reading))
 
 
 # --- the game ---------------------------------------------------------------------------

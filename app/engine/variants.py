@@ -2,17 +2,16 @@
 
 A variant is immutable; `with_rules` makes a new one from overrides (a hand file's `rules`,
 `svara admin variant create --set key=value`), checking each key, type and range against the
-game's `Param`s. Each game declares its parameters and presets in its own module (games.py).
+game's `Param`s. Each game declares its parameters and presets in its own module; the presets by
+name and `get_variant` are games.py's, the registry above the games.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
-
-from . import games
 
 
 class VariantError(ValueError):
@@ -68,7 +67,7 @@ def params(*items: Param) -> dict[str, Param]:
     return {p.name: p for p in items}
 
 
-# The ranges the parameters' records leave open, checked by `make_variant` for every variant
+# The ranges the parameters' records leave open, checked by `build_variant` for every variant
 # however it is built (a preset, `svara admin variant create --set`, a table's overrides
 # from the CLI or the lobby, a hand file): each item of a list parameter within its
 # [low, high] (C-4.2: a level is a bet, so at least 1), a list of at most MOST_ITEMS, and
@@ -99,25 +98,18 @@ class Variant:
     game: str
     description: str
     rules: Mapping[str, Any]
+    # The game's parameters the rules were checked against (its record's `params`): a new
+    # variant is checked against them again, without looking the game up (games.py is
+    # above this module).
+    params: Mapping[str, Param] = field(compare=False, repr=False)
 
     def __getitem__(self, key: str) -> Any:
         return self.rules[key]
 
     def with_rules(self, overrides: Mapping[str, Any], name: str | None = None) -> Variant:
         """A new variant with `overrides` checked against the game's parameters."""
-        return make_variant(
-            name or self.name, self.game, self.description, {**self.rules, **overrides}
-        )
-
-
-def make_variant(name: str, game: str, description: str, values: Mapping[str, Any]) -> Variant:
-    """Build a variant of a registered game: every key must be one of its parameters, every
-    value in range."""
-    try:
-        known = games.game(game).params
-    except KeyError:
-        raise VariantError(f"unknown game {game!r}; known: {', '.join(games.GAMES)}") from None
-    return build_variant(name, game, description, known, values)
+        values = {**self.rules, **overrides}
+        return build_variant(name or self.name, self.game, self.description, self.params, values)
 
 
 def build_variant(
@@ -134,20 +126,4 @@ def build_variant(
         raise VariantError(f"unknown rule key {unknown[0]!r} for {game}; known: {', '.join(known)}")
     rules = {key: p.check(values[key]) if key in values else p.default for key, p in known.items()}
     check_ranges(rules)
-    return Variant(name, game, description, MappingProxyType(rules))
-
-
-# Every game's parameters and every preset by name, from the game records (games.py).
-GAME_PARAMS: games.Index[Mapping[str, Param]] = games.Index(
-    lambda gs: ((g.name, g.params) for g in gs)
-)
-PRESETS: games.Index[Variant] = games.Index(lambda gs: ((v.name, v) for g in gs for v in g.presets))
-
-
-def get_variant(name: str, overrides: Mapping[str, Any] | None = None) -> Variant:
-    """A preset by name, optionally with overrides (VariantError if unknown or invalid)."""
-    try:
-        variant = PRESETS[name]
-    except KeyError:
-        raise VariantError(f"unknown variant {name!r}; known: {', '.join(PRESETS)}") from None
-    return variant.with_rules(overrides) if overrides else variant
+    return Variant(name, game, description, MappingProxyType(rules), known)

@@ -19,10 +19,10 @@ from typing import Any, NamedTuple
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
-from app.admin.money import settle_up
+from app.admin.settle import settle_up
 from app.engine import handfile
+from app.engine.games import PRESETS, get_variant
 from app.engine.hand import Hand, RuleError
-from app.engine.variants import PRESETS, get_variant
 from app.i18n import DEFAULT, card_name, local_time, money, translate, variant_title
 from app.models import (
     CANCELLED,

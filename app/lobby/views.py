@@ -10,7 +10,8 @@ from wtforms.validators import DataRequired, Length, NumberRange, Optional
 
 from app import i18n, ledger
 from app.auth.service import current_user, login_required
-from app.engine.variants import GAME_PARAMS, VariantError
+from app.engine.games import GAME_PARAMS
+from app.engine.variants import VariantError
 from app.forms import Form
 from app.models import get_db
 from app.table_rules import find_variant, variant_names

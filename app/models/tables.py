@@ -64,9 +64,9 @@ class TableGuest(SQLModel, table=True):
 
 class HandRecord(SQLModel, table=True):
     """A hand played (or in play) at a table: its status, action log and hand file
-    (hand-file.md). While the hand is in play `hand_file` is the hand so far, rewritten with
-    each applied action, so a restart can replay or refund it (C-8.5, app/tables/store.py).
-    Its pot is an account (app/ledger.py)."""
+    (docs/rules/hand-file.md). While the hand is in play `hand_file` is the hand so far,
+    rewritten with each applied action, so a restart can replay or refund it (C-8.5,
+    app/tables/store.py). Its pot is an account (app/ledger.py)."""
 
     __tablename__ = "hands"
 

@@ -13,9 +13,9 @@ import secrets
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
-from app.engine.games import Manners
+from app.engine.game import Manners
+from app.engine.games import SCORERS
 from app.engine.hand import DealSource, Event, Hand, Seat
-from app.engine.scoring import SCORERS
 from app.engine.variants import Variant
 
 from .fair import TableFairness

@@ -13,7 +13,7 @@ import logging
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from app.engine.games import Manners
+from app.engine.game import Manners
 from app.engine.hand import (
     DECLARED,
     Action,

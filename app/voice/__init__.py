@@ -1,7 +1,7 @@
 """Voice, seen from the web process (C-8.3; docs/architecture.md «One voice toggle's path»).
 
 The SFU (rtc/) is its own asyncio process because aiortc breaks under eventlet
-(architecture.md); this package never imports it and never uses asyncio. Its modules:
+(docs/architecture.md); this package never imports it and never uses asyncio. Its modules:
 
 - `client`: the connection to the SFU over a unix socket in the instance folder, JSON lines
   (docs/voice-protocol.md);

@@ -4,7 +4,7 @@ unix socket, the SFU's events handed to a callback (docs/voice-protocol.md).
 Why its own module: it is the one place that speaks the wire format, and it uses only
 blocking sockets and `threading` primitives — green under `eventlet.monkey_patch()` (what
 `svara serve` does), real under `async_mode='threading'`; never asyncio, because aiortc
-breaks under eventlet (the SFU is its own process for that reason, architecture.md).
+breaks under eventlet (the SFU is its own process for that reason, docs/architecture.md).
 """
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ def list_(admin: Admin, table_key: str | None, user_name: str | None, limit: int
 @admin_command(hand, "show")
 @click.argument("hand_id", metavar="ID", type=ID)
 def show(admin: Admin, hand_id: int) -> None:
-    """The hand file of hand ID (hand-file.md): `svara replay` reads it as it is."""
+    """The hand file of hand ID (docs/rules/hand-file.md): `svara replay` reads it as it is."""
     with admin.session() as s:
         doc = service.show_hand(s, hand_id)
     click.echo(json.dumps(doc, ensure_ascii=False, indent=None if admin.as_json else 2))

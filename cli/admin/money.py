@@ -9,6 +9,7 @@ import click
 
 from app.admin import money as service
 from app.admin import notices
+from app.admin.settle import settle_up
 
 from . import admin
 from .base import AMOUNT, Admin, admin_command, indent, table
@@ -96,7 +97,7 @@ def settle(admin: Admin, since: datetime, until: datetime | None) -> None:
     groups, greedy for large ones; the house is a party when it took rake or its bots
     played: a bot plays with the house's money)."""
     with admin.session() as s:
-        report = service.settle_up(
+        report = settle_up(
             s, since.replace(tzinfo=UTC), until.replace(tzinfo=UTC) if until else None
         )
     if admin.as_json:

@@ -17,10 +17,10 @@ from sqlmodel import SQLModel
 
 from app import migrations
 from app.engine import games
+from app.engine.games import SCORERS
 from app.engine.hand import Action, Seat
 from app.engine.handfile import record
 from app.engine.policies.simple import RandomBot
-from app.engine.scoring import SCORERS
 from app.engine.simulate import seeded_deals
 from app.models import Database
 from app.tables.store import TableStore

@@ -11,7 +11,7 @@ import sys
 from sqlalchemy import update
 from sqlmodel import select
 
-from app.engine.variants import get_variant
+from app.engine.games import get_variant
 from app.models import HandRecord, LedgerEntry
 
 from .conftest import Admin, play

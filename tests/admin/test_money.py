@@ -11,8 +11,8 @@ from sqlmodel import Session, select
 
 from app import ledger
 from app.admin.settle import Payment
+from app.engine.games import get_variant
 from app.engine.hand import Transfer
-from app.engine.variants import get_variant
 from app.models import FINISHED, PLAYING, Account, HandRecord, LedgerEntry, Table, User
 
 from .conftest import Admin, play

@@ -8,7 +8,7 @@ from sqlmodel import select
 
 from app import ledger
 from app.auth.service import find_user
-from app.engine.variants import GAME_PARAMS, get_variant
+from app.engine.games import GAME_PARAMS, get_variant
 from app.models import CANCELLED, PLAYING, CustomVariant, HandRecord, Table
 
 from .conftest import Admin, play

@@ -13,7 +13,7 @@ from typing import Any
 from playwright.sync_api import Browser
 from playwright.sync_api import expect as pw_expect
 
-from app.bots.seats import ROSTER
+from app.auth.roster import ROSTER
 from tests.server.conftest import Server
 
 from .conftest import DESKTOP, PHONE, Crowd

@@ -1,6 +1,6 @@
 """The classic table in Chromium: three people sit, press «Готов» and play whole hands by
-clicking the seed's buttons (ui.md): a look (C-4.11), a «Варить» vote that ends in a Svara
-with a paid entry (C-5.4, C-7.3), a «Делить» vote (C-5.5), and a reload mid-hand (C-8.1)."""
+clicking the seed's buttons (docs/rules/ui.md): a look (C-4.11), a «Варить» vote that ends in a
+Svara with a paid entry (C-5.4, C-7.3), a «Делить» vote (C-5.5), and a reload mid-hand (C-8.1)."""
 
 from __future__ import annotations
 
@@ -40,7 +40,8 @@ def test_classic_look_cook_svara_split_reload(people: list[Player], artifacts: P
     table.do("Дал 10", first)
     for p in (anna, boris):  # the table in a hand, on a phone and on a desktop
         p.shot(artifacts, "classic-table")
-    # ui.md: every touch target at least 44 px, and the phone's table fits without scrolling.
+    # docs/rules/ui.md: every touch target at least 44 px, and the phone's table fits without
+    # scrolling.
     (acting,) = [p for p in people if p.labels()]
     for p in (anna, acting):
         small = p.page.evaluate(
@@ -198,8 +199,9 @@ LANDED = """([name, count]) => {
 
 
 def test_chips_fly_to_the_pot_and_then_to_the_winner(crowd: Crowd) -> None:
-    """ui.md: a bet's chips fly from the seat to «Банк», and at the end of the hand the pot's
-    chips fly to the winner's seat (C-6.3): on every page, the winner's own and the other's."""
+    """docs/rules/ui.md: a bet's chips fly from the seat to «Банк», and at the end of the hand
+    the pot's chips fly to the winner's seat (C-6.3): on every page, the winner's own and the
+    other's."""
     ivan, maria = crowd.add(DESKTOP, "Иван"), crowd.add(DESKTOP, "Мария")
     table = Table([ivan, maria], ivan.new_table("Фишки " + ivan.name, "classic", 2))
     table.seat_everyone()

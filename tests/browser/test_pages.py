@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import Browser, Playwright, expect
 
 from app.engine.cards import parse_card
-from app.engine.scoring import SCORERS
+from app.engine.games import SCORERS
 from tests.server.conftest import Server
 
 from .conftest import CHROMIUM, CHROMIUM_ARGS, PASSWORD, PHONE, Player, Table

@@ -3,7 +3,7 @@
 Each hand file of tests/hands/ is replayed through its engine; at every step, every awaited
 player's own view is drawn by static/js/render.js in Chromium. The buttons must be exactly
 the view's legal actions (shaha36's look is the tap on a card, S-1.3), each with its amount
-and price, in the words of ui.md — whatever state the files reach, including ones a
+and price, in the words of docs/rules/ui.md — whatever state the files reach, including ones a
 clicking test cannot steer to (a closing turn, a dark continuation, a buy-in)."""
 
 from __future__ import annotations
@@ -19,14 +19,14 @@ from typing import Any
 from playwright.sync_api import Browser
 
 from app.engine.cards import parse_card
+from app.engine.games import SCORERS
 from app.engine.hand import Hand, RuleError
 from app.engine.handfile import HandFileError, parse, start
-from app.engine.scoring import SCORERS
 from tests.server.conftest import Server
 
 HANDS = Path(__file__).resolve().parents[1] / "hands"
 
-# ui.md's words per game (N: an amount).
+# docs/rules/ui.md's words per game (N: an amount).
 WORDS = {
     "classic": r"Прошёл|Дал \d+|Упал|Вскрыться|Забился|Смотреться|Дал дальше( \d+)?|Варить|"
     r"Делить|Согласиться|Отказаться|Войти в свару|Не входить|Продолжить темняшку|"

@@ -1,4 +1,4 @@
-"""The shaha36 table in Chromium (rules-shaha36.md): stacks, cards turned by tapping (S-1.3), a
+"""The shaha36 table in Chromium (docs/rules/shaha36.md): stacks, cards turned by tapping (S-1.3), a
 pot-limit bet from the amount panel (S-3.2), the dark circle (S-4), show or muck (S-6.2)."""
 
 from __future__ import annotations

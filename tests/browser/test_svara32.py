@@ -1,7 +1,7 @@
-"""The svara32 table in Chromium (rules-svara32.md, B-1.4): two players at a two-seat table, «РЕЙЗ»
-from the amount panel with ×2 and МАКС (B-3.3), «КОЛЛ» ending the betting heads-up (B-3.2), «Тёмный»
-before the deal (B-4.1) and the dark hand seen by tapping a card (B-4.3); a third person only
-watches and never sees a card before the showdown."""
+"""The svara32 table in Chromium (docs/rules/svara32.md, B-1.4): two players at a two-seat table,
+«РЕЙЗ» from the amount panel with ×2 and МАКС (B-3.3), «КОЛЛ» ending the betting heads-up
+(B-3.2), «Тёмный» before the deal (B-4.1) and the dark hand seen by tapping a card (B-4.3); a
+third person only watches and never sees a card before the showdown."""
 
 from __future__ import annotations
 

@@ -20,13 +20,12 @@ from playwright.sync_api import Browser, Playwright
 from playwright.sync_api import expect as pw_expect
 
 from tests.server.conftest import Server, start_server, stopped
+from tests.voicekit import free_udp_ports
 
 from .conftest import CHROMIUM, Crowd, Player
 from .test_voice import FLAGS, connected, join, voice_on
 
 LAN_NAME = "svara.test"
-#: Two ports: room for two players' voice (one port per peer on the one loopback address).
-PORTS = "47150-47151"
 
 VOICE_MARKS = ".mark.voice, .mark.muted, .mark.deaf"
 # From now on, every moment `who`'s seat shows a voice mark on this page is kept (the page
@@ -48,7 +47,8 @@ def small_voice(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         tmp_path_factory.mktemp("voice-failures"),
         "eventlet",
         SVARA_VOICE_ADDRESSES='["127.0.0.1"]',
-        SVARA_VOICE_PORTS=PORTS,
+        # Two ports: room for two players' voice (one port per peer on the one address).
+        SVARA_VOICE_PORTS=free_udp_ports(2),
     )
     with stopped(server):
         yield server

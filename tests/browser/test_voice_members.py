@@ -1,5 +1,5 @@
-"""A seated player sees the table's voice without joining it (C-8.3, ui.md's seat marks): who
-is in the voice (the mic mark), mic off, not listening and the speaking glow, from each
+"""A seated player sees the table's voice without joining it (C-8.3, docs/rules/ui.md's seat
+marks): who is in the voice (the mic mark), mic off, not listening and the speaking glow, from each
 seat's `voice` in the table state he gets seated (on sitting down, on opening the table
 seated, after each change) and the table's `voice:levels`; a spectator sees none of it. The
 real SFU of test_voice's server."""

@@ -1,4 +1,4 @@
-"""The seats' voice marks (ui.md): the muted-mic and not-listening icons and the speaking
+"""The seats' voice marks (docs/rules/ui.md): the muted-mic and not-listening icons and the speaking
 glow, as the other players see them, on the real SFU of test_voice's server."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The rules tools of hand-file.md as a user runs them: the installed `svara` command."""
+"""The rules tools of docs/rules/hand-file.md as a user runs them: the installed `svara` command."""
 
 from __future__ import annotations
 

@@ -7,9 +7,8 @@ import random
 
 from app.engine import games
 from app.engine.fairness import BOT, PERSON, FairDeals, ServerSeed, drawn_seed
+from app.engine.games import PRESETS, SCORERS
 from app.engine.hand import Action, Hand, PlayerSeed, Seat
-from app.engine.scoring import SCORERS
-from app.engine.variants import PRESETS
 
 NAMES = ["Иван", "Ёж", "Мария", "ПЕТЪР", "Гэри 🤖"]
 

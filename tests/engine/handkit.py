@@ -17,7 +17,7 @@ NO_MORE_DEALS = "no more deals in this test"
 def scripted(*deals: dict[str, str]) -> DealSource:
     """A deal source from literal hands, e.g. {"anna": "A♥ K♥ Q♥", …}, dealt in order to the
     players asked for (a hand may name more); one deal more than given is refused, as a hand
-    file short of deals is (hand-file.md)."""
+    file short of deals is (docs/rules/hand-file.md)."""
     pending = iter(deals)
 
     def source(players: Sequence[str]) -> Deal:

@@ -17,13 +17,13 @@ from hypothesis import strategies as st
 from app.engine import games
 from app.engine.arena import lineups, match
 from app.engine.cards import Card, parse_cards
+from app.engine.games import PRESETS, SCORERS, get_variant
 from app.engine.hand import Action, Deal, DealSource, Legal, RuleError, Seat
-from app.engine.policies.odds import KEYS, OddsBot, Reading, against_one, read, sampled_equity
+from app.engine.policies.odds import OddsBot, Reading, against_one, read, sampled_equity
 from app.engine.policies.roster import BOTS
 from app.engine.policies.simple import RandomBot
-from app.engine.scoring import SCORERS
 from app.engine.simulate import seeded_deals, simulate
-from app.engine.variants import PRESETS, Variant, get_variant
+from app.engine.variants import Variant
 
 BOT = "odds1"
 
@@ -48,6 +48,7 @@ def build(variant: Variant, seats: list[Seat], dealer: str, dark: str | None, de
 variants = st.sampled_from(sorted(PRESETS))
 
 
+@pytest.mark.slow  # docs/testing.md: `make test` runs it, `make test-fast` does not
 @settings(max_examples=80, deadline=None)
 @given(variants, st.integers(2, 6), st.integers(0, 10**6))
 def test_the_odds_bot_only_chooses_legal_actions(name: str, players: int, seed: int) -> None:
@@ -57,7 +58,9 @@ def test_the_odds_bot_only_chooses_legal_actions(name: str, players: int, seed: 
     players = min(players, variant["seats"])
     seats, dealer, dark = table(variant, players, seed)
     rng = random.Random(seed)
-    bots = {s.name: RandomBot(rng, timeout_rate=0.0) for s in seats} | {BOT: OddsBot(rng)}
+    bots = {s.name: RandomBot(rng, timeout_rate=0.0) for s in seats} | {
+        BOT: OddsBot(rng, games.GAMES)
+    }
     deck = SCORERS[variant.game].deck
     hand = build(variant, seats, dealer, dark, seeded_deals(deck, str(seed)))
     chosen = 0
@@ -110,7 +113,7 @@ def twin_decisions(variant: Variant, players: int, seed: int) -> int:
         real.deals[0].cards[p] != twin.deals[0].cards[p] for p in real.deals[0].cards if p != BOT
     )
     rng = random.Random(seed)
-    bot, other = OddsBot(random.Random(seed)), RandomBot(rng, timeout_rate=0.0)
+    bot, other = OddsBot(random.Random(seed), games.GAMES), RandomBot(rng, timeout_rate=0.0)
     compared = 0
     while not real.finished:
         player = rng.choice(real.awaiting())
@@ -119,7 +122,7 @@ def twin_decisions(variant: Variant, players: int, seed: int) -> int:
             twin_view = twin.view(player)
             if twin_view != view:
                 break  # a showdown or a look told the two hands apart
-            twin_bot = copy.deepcopy(bot)
+            twin_bot = copy.deepcopy(bot, {id(bot.records): bot.records})  # the same games
             action = bot.choose(player, real.legal(player), json.loads(json.dumps(view)))
             assert twin_bot.choose(player, twin.legal(player), twin_view) == action
             compared += 1
@@ -150,10 +153,10 @@ def test_a_reading_holds_only_what_the_view_shows() -> None:
     variant = get_variant("classic")
     seats = [Seat(n, 1000) for n in (BOT, "b", "c")]
     hand = build(variant, seats, "c", None, seeded_deals(SCORERS["classic"].deck, "r"))
-    reading = read(hand.view(BOT), BOT)
+    reading = read(hand.view(BOT), BOT, SCORERS[hand.game])
     assert reading.mine == hand.deals[0].cards[BOT]
     assert reading == Reading(reading.mine, (), (), 2)
-    spectator = read(hand.view(None), BOT)
+    spectator = read(hand.view(None), BOT, SCORERS[hand.game])
     assert spectator == Reading((), (), (), 2)
 
 
@@ -167,35 +170,35 @@ def test_against_one_is_the_exact_count(game: str) -> None:
     my = scorer.rule(mine).key
     rest = [c for c in scorer.deck if c not in cards]
     keys = [scorer.rule(t).key for t in combinations(rest, 3)]
-    below, equal = against_one(game, mine, dead)
+    below, equal = against_one(SCORERS[game], mine, dead)
     assert below == sum(k < my for k in keys) / len(keys)
     assert equal == sum(k == my for k in keys) / len(keys)
 
 
 def test_the_absolute_hand_never_loses_and_sampling_agrees_with_counting() -> None:
     """C-3.7: nothing beats 6 6 Jk; a weak hand's sampled equity is near the exact one."""
-    below, equal = against_one("classic", parse_cards(["6♠", "6♥", "Jk"]), ())
+    below, equal = against_one(SCORERS["classic"], parse_cards(["6♠", "6♥", "Jk"]), ())
     assert below + equal == 1
     mine = parse_cards(["9♠", "K♦", "7♣"])
-    below, equal = against_one("svara32", mine, ())
+    below, equal = against_one(SCORERS["svara32"], mine, ())
     exact = below + equal / 2
-    sampled = sampled_equity("svara32", Reading(mine, (), (), 1), random.Random(3), 4000)
+    sampled = sampled_equity(SCORERS["svara32"], Reading(mine, (), (), 1), random.Random(3), 4000)
     assert abs(sampled - exact) < 0.03
-    three = sampled_equity("svara32", Reading(mine, (), (), 3), random.Random(3), 2000)
+    three = sampled_equity(SCORERS["svara32"], Reading(mine, (), (), 3), random.Random(3), 2000)
     assert three < sampled  # more rivals, less chance
 
 
 def test_equity_with_known_hands() -> None:
     """A rival's shown better hand leaves nothing; a shown equal one shares the pot."""
-    bot = OddsBot(random.Random(1))
+    bot = OddsBot(random.Random(1), games.GAMES)
     mine = parse_cards(["A♥", "K♥", "Q♥"])  # 31
     better, equal = (
-        KEYS["classic"][sum(c.bit for c in parse_cards(h))]
+        SCORERS["classic"].keys[sum(c.bit for c in parse_cards(h))]
         for h in (["A♠", "K♠", "Jk"], ["A♦", "K♦", "Q♦"])
     )
-    assert bot.odds("classic", Reading(mine, (), (better,), 0)).eq == 0
-    assert bot.odds("classic", Reading(mine, (), (equal,), 0)).eq == 0.5
-    assert bot.odds("classic", Reading((), (), (), 3)).eq == 0.25
+    assert bot.odds(SCORERS["classic"], Reading(mine, (), (better,), 0)).eq == 0
+    assert bot.odds(SCORERS["classic"], Reading(mine, (), (equal,), 0)).eq == 0.5
+    assert bot.odds(SCORERS["classic"], Reading((), (), (), 3)).eq == 0.25
 
 
 def test_matches_are_reproducible() -> None:
@@ -205,6 +208,7 @@ def test_matches_are_reproducible() -> None:
     assert a == b and a != c
 
 
+@pytest.mark.slow  # docs/testing.md: `make test` runs it, `make test-fast` does not
 def test_simulate_plays_the_odds_bot_and_conserves_money() -> None:
     for game in games.GAMES:
         result = simulate(get_variant(game), players=3, hands=40, seed=2, bot="odds")
@@ -231,6 +235,7 @@ class Recording(OddsBot):
         ("svara32-traditional", {"blind", "check", "raise", "call", "fold"}),
     ],
 )
+@pytest.mark.slow  # docs/testing.md: `make test` runs it, `make test-fast` does not
 def test_the_odds_bot_uses_the_games_specials(variant: str, specials: set[str]) -> None:
     """Over a seeded run at four seats it looks, plays the dark, deals, raises and folds."""
     Recording.chosen = Counter()
@@ -242,6 +247,7 @@ def test_the_odds_bot_uses_the_games_specials(variant: str, specials: set[str]) 
     assert specials <= set(Recording.chosen), Recording.chosen
 
 
+@pytest.mark.slow  # docs/testing.md: `make test` runs it, `make test-fast` does not
 @pytest.mark.parametrize("variant", ["classic", "shaha36", "svara32", "svara32-traditional"])
 @pytest.mark.parametrize("players", [2, 4])
 def test_the_odds_bot_beats_the_random_bot(variant: str, players: int) -> None:
@@ -251,6 +257,7 @@ def test_the_odds_bot_beats_the_random_bot(variant: str, players: int) -> None:
     assert result.mean - result.half_width > 0.2, (result.mean, result.half_width)
 
 
+@pytest.mark.slow  # docs/testing.md: `make test` runs it, `make test-fast` does not
 def test_the_odds_bot_beats_the_classic_bot_heads_up() -> None:
     assert "classic" in lineups("classic") and "classic" not in lineups("svara32")
     result = match(get_variant("classic"), "odds", "classic", 2, 1500, seed=1)

@@ -1,4 +1,4 @@
-"""Cards, notation (hand-file.md) and the verifiable shuffle."""
+"""Cards, notation (docs/rules/hand-file.md) and the verifiable shuffle."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from app.engine.cards import (
     parse_cards,
     verify_deal,
 )
-from app.engine.scoring import SCORERS
+from app.engine.games import SCORERS
 
 
 @pytest.mark.parametrize(

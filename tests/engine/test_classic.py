@@ -19,10 +19,9 @@ from hypothesis import strategies as st
 
 from app.engine import handfile
 from app.engine.classic import ClassicHand
+from app.engine.games import SCORERS, get_variant
 from app.engine.hand import DECLARED, POT, Action, Deal, RuleError, Seat
-from app.engine.scoring import SCORERS
 from app.engine.simulate import seeded_deals
-from app.engine.variants import get_variant
 
 from .handkit import check_money, scripted
 
@@ -148,6 +147,7 @@ def tables(draw: st.DrawFn) -> Table:
     return seats, NAMES[d], dark, draw(st.booleans()), random.Random(draw(st.integers(0, 2**32)))
 
 
+@pytest.mark.slow  # docs/testing.md: `make test` runs it, `make test-fast` does not
 @settings(max_examples=300, deadline=None)
 @given(tables())
 def test_random_legal_play(table: Table) -> None:
@@ -614,7 +614,7 @@ def test_dark_candidate() -> None:
 
 
 def test_a_recorded_hand_keeps_its_shuffle_seeds() -> None:
-    """hand-file.md: a stored hand carries each deal's commitment and seed; replay checks
+    """docs/rules/hand-file.md: a stored hand carries each deal's commitment and seed; replay checks
     them, so a changed card is caught."""
     hand = start([100, 100, 100], seed="rec")
     play(hand, "boris fold", "vera fold")

@@ -10,11 +10,11 @@ import pytest
 from click.testing import CliRunner
 
 from app.engine import games
+from app.engine.games import get_variant
 from app.engine.hand import Action, Legal
 from app.engine.policies.base import Bot, concrete
 from app.engine.policies.simple import ClassicBot, RandomBot, classic_strength
 from app.engine.simulate import session, simulate
-from app.engine.variants import get_variant
 from cli.main import svara
 
 CLASSIC = get_variant("classic")
@@ -37,6 +37,7 @@ def test_random_bots_play_every_game_through_the_hand_api(game: str) -> None:
     assert result["actions"] >= 60
 
 
+@pytest.mark.slow  # docs/testing.md: `make test` runs it, `make test-fast` does not
 def test_simulate_is_reproducible() -> None:
     """Same seed, same hands; another seed, other hands."""
     a = simulate(CLASSIC, players=5, hands=300, seed=11)
@@ -70,6 +71,7 @@ def play_table(bots: dict[str, Bot], hands: int, seed: int) -> tuple[dict[str, i
     return winnings, kinds
 
 
+@pytest.mark.slow  # docs/testing.md: `make test` runs it, `make test-fast` does not
 def test_classic_bot_beats_random_bots_and_uses_the_tools_of_the_game() -> None:
     """The classic bot weighs strength against pot odds: against two random bots it wins
     money, and along the way it looks, plays the dark and proposes deals."""
@@ -89,7 +91,8 @@ def test_classic_bot_beats_random_bots_and_uses_the_tools_of_the_game() -> None:
 
 
 def test_svara_simulate_command() -> None:
-    """hand-file.md: one JSON object with hands, seconds, hands_per_second, svaras, conserved."""
+    """docs/rules/hand-file.md: one JSON object with hands, seconds, hands_per_second, svaras,
+    conserved."""
     runner = CliRunner()
     args = ["simulate", "--variant", "classic", "--players", "4", "--hands", "200", "--seed", "5"]
     out = runner.invoke(svara, args)

@@ -3,9 +3,9 @@
 After every step: money is conserved (C-0.3, S-8, B-3.4); an accepted action only appends to
 the logs and returns the events it added; an unfinished hand waits for someone who has a
 legal action; a refused action — an illegal one, or a legal one whose Svara deal cannot be
-drawn (hand-file.md: a file short of deals) — changes nothing at all; every view has the keys
-the server and the page read, offers exactly `legal` in one of its three shapes, and shows no
-card its viewer may not know; the finished hand replays from its record.
+drawn (docs/rules/hand-file.md: a file short of deals) — changes nothing at all; every view has
+the keys the server and the page read, offers exactly `legal` in one of its three shapes, and
+shows no card its viewer may not know; the finished hand replays from its record.
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ from hypothesis import strategies as st
 
 from app.engine import games, handfile
 from app.engine.cards import Card, Shuffle
+from app.engine.games import GAME_PARAMS, PRESETS, SCORERS
 from app.engine.hand import DECLARED, Action, Deal, DealSource, Hand, Legal, RuleError, Seat
-from app.engine.scoring import SCORERS
-from app.engine.variants import GAME_PARAMS, PRESETS, Variant
+from app.engine.variants import Variant
 
 from .handkit import cards_in, check_money, clone, fingerprint
 

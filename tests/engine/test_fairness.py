@@ -30,8 +30,8 @@ from app.engine.fairness import (
     drawn_seed,
     fair_order,
 )
+from app.engine.games import SCORERS
 from app.engine.hand import PlayerSeed
-from app.engine.scoring import SCORERS
 from tests.engine.fairplay import play_fair
 
 VECTORS = json.loads((Path(__file__).parent / "fair_vectors.json").read_text())

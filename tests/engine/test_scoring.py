@@ -9,25 +9,26 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from app.engine.cards import RANKS, card, parse_cards
-from app.engine.scoring import SCORERS, VALUE, Score, best_of
+from app.engine.games import SCORERS
+from app.engine.scoring import VALUE, Score, best_of
 
 
 def points(game: str, text: str) -> float | None:
     return SCORERS[game].score(parse_cards(text.split())).points
 
 
-CLASSIC = [  # rules-classic.md §3 examples
+CLASSIC = [  # docs/rules/classic.md §3 examples
     ("A♥ K♥ Q♥", 31), ("K♠ K♥ Q♦", 10), ("A♠ A♥ K♠", 22), ("7♠ 7♥ 7♦", 21),
     ("Jk 9♣ 9♦", 29), ("Jk 9♣ K♦", 21), ("Jk A♠ A♦", 33),
     ("K♠ K♥ K♦", 30), ("A♠ A♥ A♦", 33),  # C-3.3
 ]  # fmt: skip
-SHAHA36 = [  # rules-shaha36.md §2 examples
+SHAHA36 = [  # docs/rules/shaha36.md §2 examples
     ("K♠ 9♥ 7♦", 10, None), ("7♥ 9♠ 6♣", 20, None), ("A♥ K♥ 6♣", 32, None),
     ("A♥ K♥ Q♥", 31, "старшие трынки"), ("K♠ K♥ 6♣", 21, None), ("A♠ A♥ 6♣", 22, "два лба"),
     ("A♠ A♥ 9♦", 22, "два лба"), ("K♠ K♥ K♦", 32.5, None), ("7♠ 7♥ 7♦", 32.5, None),
     ("A♠ A♥ A♦", 33, "три лба"), ("6♠ 6♥ 6♣", 34, "три шахи"),
 ]  # fmt: skip
-SVARA32 = [  # rules-svara32.md §2 examples (seeds 003 and 004)
+SVARA32 = [  # docs/rules/svara32.md §2 examples (seeds 003 and 004)
     ("7♥ 9♦ 9♣", 9), ("10♠ 10♦ 10♣", 30), ("8♣ K♥ 9♦", 10), ("K♥ 9♥ Q♣", 19),
     ("Q♣ Q♥ 9♦", 10), ("A♠ A♦ 10♣", 22), ("10♦ 9♦ J♦", 29), ("J♣ 10♠ 8♦", 10),
     ("7♥ 7♠ K♦", 23), ("7♦ 7♥ 7♠", 34), ("K♥ K♦ Q♠", 10), ("8♠ 8♥ 8♦", 24),
@@ -39,7 +40,7 @@ SVARA32 = [  # rules-svara32.md §2 examples (seeds 003 and 004)
 
 @pytest.mark.parametrize(("hand", "expected"), CLASSIC)
 def test_classic_examples(hand: str, expected: int) -> None:
-    """C-3.1..C-3.6 and the examples of rules-classic.md §3."""
+    """C-3.1..C-3.6 and the examples of docs/rules/classic.md §3."""
     assert points("classic", hand) == expected
 
 
@@ -54,7 +55,7 @@ def test_classic_absolute_hand(hand: str) -> None:
 
 @pytest.mark.parametrize(("hand", "expected", "label"), SHAHA36)
 def test_shaha36_examples(hand: str, expected: float, label: str | None) -> None:
-    """S-2.1..S-2.7 and the examples of rules-shaha36.md §2."""
+    """S-2.1..S-2.7 and the examples of docs/rules/shaha36.md §2."""
     score = SCORERS["shaha36"].score(parse_cards(hand.split()))
     assert (score.points, score.label) == (expected, label)
 
@@ -97,6 +98,7 @@ def hands(game: str) -> st.SearchStrategy[tuple]:
     )
 
 
+@pytest.mark.slow  # docs/testing.md: `make test` runs it, `make test-fast` does not
 @pytest.mark.parametrize("game", list(SCORERS))
 @given(data=st.data())
 def test_ties_are_symmetric_and_best_of_is_the_maximum(game: str, data: st.DataObject) -> None:
@@ -116,6 +118,7 @@ def _plain(game: str, hand: tuple) -> bool:
     return all(not c.is_joker and c != special for c in hand) and len({c.rank for c in hand}) == 3
 
 
+@pytest.mark.slow  # docs/testing.md: `make test` runs it, `make test-fast` does not
 @pytest.mark.parametrize("game", list(SCORERS))
 @given(data=st.data())
 def test_a_better_card_of_the_same_suit_never_lowers_the_points(

@@ -1,4 +1,4 @@
-"""Properties of the shaha36 hand under random play, 2–6 players (rules-shaha36.md).
+"""Properties of the shaha36 hand under random play, 2–6 players (docs/rules/shaha36.md).
 
 A small random driver plays each hand: it picks uniformly among `legal(p)` for the awaited
 players (ranges at min, max or between; half the tables go dark whenever they may), lets
@@ -16,15 +16,15 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.engine import handfile
 from app.engine.cards import Shuffle, make_deck, parse_cards
+from app.engine.games import SCORERS, get_variant
 from app.engine.hand import Action, Deal, DealSource, Legal, RuleError, Seat
-from app.engine.scoring import SCORERS
 from app.engine.shaha36 import ACTIONS, BETTING, SHOWDOWN, TIE, Shaha36Hand
-from app.engine.variants import get_variant
 
 from .handkit import check_money, clone, fingerprint
 
@@ -245,6 +245,7 @@ class Driver:
         raise AssertionError(f"the hand did not end in {limit} steps")
 
 
+@pytest.mark.slow  # docs/testing.md: `make test` runs it, `make test-fast` does not
 @settings(max_examples=200, deadline=None)
 @given(
     seed=st.integers(0, 2**32),
@@ -286,6 +287,7 @@ TENS = (  # three different suits, no шаха: 10 points each
 LOWS = ("8♥ 7♠ 6♦", "8♣ 7♦ 6♥", "9♣ 7♥ 6♠", "9♦ 8♠ 7♣")  # 8 or 9 points, below the tens
 
 
+@pytest.mark.slow  # docs/testing.md: `make test` runs it, `make test-fast` does not
 @settings(max_examples=100, deadline=None)
 @given(
     n=st.integers(2, 6),

@@ -1,4 +1,4 @@
-"""shaha36 rules one by one (rules-shaha36.md): every kind of illegal action is refused with
+"""shaha36 rules one by one (docs/rules/shaha36.md): every kind of illegal action is refused with
 its message and leaves the hand untouched; the seed's worked examples move exactly the
 money they describe; the views show what the rules let each viewer see."""
 
@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
+from app.engine.games import get_variant
 from app.engine.hand import POT, Action, RuleError, Seat, Transfer
 from app.engine.shaha36 import Shaha36Hand
-from app.engine.variants import get_variant
 
 from .handkit import fingerprint, scripted
 

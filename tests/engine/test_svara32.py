@@ -17,10 +17,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.engine.cards import Shuffle
+from app.engine.games import SCORERS, get_variant
 from app.engine.hand import Action, Deal, Legal, RuleError, Seat
-from app.engine.scoring import SCORERS
 from app.engine.svara32 import Svara32Hand
-from app.engine.variants import Variant, get_variant
+from app.engine.variants import Variant
 
 from .handkit import NO_MORE_DEALS, cards_in, check_money, clone, fingerprint, scripted
 
@@ -177,6 +177,7 @@ def new_hand(table: tuple[Variant, list[Seat], str, str | None, str]) -> Svara32
     return Svara32Hand(variant, seats, dealer, SeededDeals(seed), dark)
 
 
+@pytest.mark.slow  # docs/testing.md: `make test` runs it, `make test-fast` does not
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tables(), st.data())
 def test_random_play_is_legal_conserving_and_leak_free(table: Any, data: st.DataObject) -> None:
@@ -188,6 +189,7 @@ def test_random_play_is_legal_conserving_and_leak_free(table: Any, data: st.Data
     assert hand.pot == 0 and hand.awaiting() == ()
 
 
+@pytest.mark.slow  # docs/testing.md: `make test` runs it, `make test-fast` does not
 @settings(max_examples=300, deadline=None)
 @given(tables(), st.data())
 def test_random_play_terminates_with_a_winner(table: Any, data: st.DataObject) -> None:
@@ -217,6 +219,7 @@ def accepted(hand: Svara32Hand, action: Action) -> bool:
     return False
 
 
+@pytest.mark.slow  # docs/testing.md: `make test` runs it, `make test-fast` does not
 @settings(max_examples=150, deadline=None)
 @given(tables(), st.data())
 def test_a_random_illegal_action_changes_nothing(table: Any, data: st.DataObject) -> None:
@@ -379,7 +382,7 @@ def test_svara_entry_is_simultaneous_and_private() -> None:
 
 
 def test_a_svara_deal_that_cannot_be_drawn_changes_nothing() -> None:
-    """hand-file.md: a replay short of deals refuses the last Svara entry whole; the hand
+    """docs/rules/hand-file.md: a replay short of deals refuses the last Svara entry whole; the hand
     still awaits the same decision (it used to be left with nobody awaited, round 1)."""
     tie = {"anna": "K♠ Q♦ 9♥", "boris": "K♥ Q♣ 9♦", "vera": "8♠ 7♦ 9♣"}  # 10, 10 and 9
     seats = [Seat(n, 100) for n in ("anna", "boris", "vera")]

@@ -1,5 +1,5 @@
-"""Beyond one machine (architecture.md, «Beyond one machine»): two server processes, one PostgreSQL,
-one Redis.
+"""Beyond one machine (docs/architecture.md, «Beyond one machine»): two server processes, one
+PostgreSQL, one Redis.
 
 Redis and PostgreSQL come from Debian's packages (`make system-deps` installs them) and run
 here on loopback ports of their own, in temporary folders; PostgreSQL runs as the `postgres`

@@ -1,4 +1,5 @@
-"""Real SFU process, Python aiortc participants over loopback (C-8.3, architecture.md «The SFU»)."""
+"""Real SFU process, Python aiortc participants over loopback (C-8.3, docs/architecture.md
+«The SFU»)."""
 
 from __future__ import annotations
 

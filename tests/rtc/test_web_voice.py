@@ -20,7 +20,7 @@ from app.voice.client import VoiceError, VoiceUnavailable
 from app.voice.hub import VoiceHub, start_hub
 from app.voice.settings import MAX_SOCKET_PATH, VoiceSettings, socket_path
 from app.voice.sockets import register_events
-from tests.voicekit import Participant
+from tests.voicekit import Participant, free_udp_ports
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -61,7 +61,7 @@ class Inbox:
 @pytest.fixture
 def hub(tmp_path: Path) -> Iterator[tuple[VoiceHub, Inbox]]:
     inbox = Inbox()
-    config = {"VOICE_ADDRESSES": ["127.0.0.1"], "VOICE_PORTS": "47100-47139"}
+    config = {"VOICE_ADDRESSES": ["127.0.0.1"], "VOICE_PORTS": free_udp_ports(40)}
     voice = start_hub(config, tmp_path, inbox, spawn=_spawn, sleep=_sleep, changed=inbox.changed)
     assert voice.supervisor is not None
     try:

@@ -35,6 +35,12 @@ class Bot(ABC):
     def __init__(self, rng: random.Random):
         self.rng = rng
 
+    @classmethod
+    def new(cls, rng: random.Random, records: Mapping[str, Any]) -> Bot:
+        """A bot for the games of `records` (the registry's `GAMES`, given by the roster's
+        users: a policy that plays each game its own way reads them; this one does not)."""
+        return cls(rng)
+
     @abstractmethod
     def choose(self, player: str, legal: Sequence[Legal], view: View | None) -> Action:
         """One action among `legal` (or a timeout) for `player`."""

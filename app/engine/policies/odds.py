@@ -14,15 +14,14 @@ dark, the split/cook deals and votes, and the Svara entry at its fair price.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
 from itertools import combinations
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
-from .. import games
 from ..cards import Card, parse_cards
 from ..hand import Action, Legal
-from ..scoring import SCORERS
+from ..scoring import Scorer
 from .base import Bot, View, concrete
 
 SAMPLES = 300  # deals sampled against two or more unknown hands
@@ -34,9 +33,6 @@ RAISE, BIG_RAISE = 0.75, 0.9  # per-rival win chance for a raise and for a pot-s
 LOOK = 0.55  # classic: the duel's win chance (ties included) worth a look
 DRAG = 1.5  # classic: an answer is paid in full each circle (C-4.3), so a call costs more
 
-# Every game's score keys by the OR of a hand's card bits.
-KEYS: games.Index[dict[int, int]] = games.Index(lambda gs: ((g.name, g.scorer.keys) for g in gs))
-
 
 class Reading(NamedTuple):
     """What a seat knows of the current deal, from its view alone."""
@@ -47,13 +43,14 @@ class Reading(NamedTuple):
     unknown: int  # rivals still in whose cards it does not see
 
 
-def read(view: View, player: str) -> Reading:
-    """The seat's knowledge: its cards, the cards it sees, its live rivals (any game)."""
+def read(view: View, player: str, scorer: Scorer) -> Reading:
+    """The seat's knowledge: its cards, the cards it sees, its live rivals (any game:
+    `scorer` is its game's)."""
     mine: tuple[Card, ...] = ()
     dead: list[Card] = []
     known: list[int] = []
     unknown = 0
-    keys = KEYS[view["game"]]
+    keys = scorer.keys
     for seat in view["players"]:
         cards = parse_cards(seat["cards"]) if seat["cards"] else ()
         if seat["name"] == player:
@@ -75,18 +72,21 @@ def _bits(cards: Iterable[Card]) -> int:
     return out
 
 
-def _unseen(game: str, seen: Iterable[Card]) -> list[int]:
+def _unseen(scorer: Scorer, seen: Iterable[Card]) -> list[int]:
     gone = _bits(seen)
-    return [c.bit for c in SCORERS[game].deck if not c.bit & gone]
+    return [c.bit for c in scorer.deck if not c.bit & gone]
 
 
 @lru_cache(maxsize=256)
-def against_one(game: str, mine: tuple[Card, ...], dead: tuple[Card, ...]) -> tuple[float, float]:
-    """Exactly: the chance that one unknown hand scores below `mine`, and that it ties."""
-    keys = KEYS[game]
+def against_one(
+    scorer: Scorer, mine: tuple[Card, ...], dead: tuple[Card, ...]
+) -> tuple[float, float]:
+    """Exactly: the chance that one unknown hand of `scorer`'s game scores below `mine`,
+    and that it ties."""
+    keys = scorer.keys
     my = keys[_bits(mine)]
     below = equal = total = 0
-    for a, b, c in combinations(_unseen(game, (*mine, *dead)), 3):
+    for a, b, c in combinations(_unseen(scorer, (*mine, *dead)), 3):
         key = keys[a | b | c]
         total += 1
         if key < my:
@@ -96,11 +96,11 @@ def against_one(game: str, mine: tuple[Card, ...], dead: tuple[Card, ...]) -> tu
     return below / total, equal / total
 
 
-def sampled_equity(game: str, reading: Reading, rng: random.Random, samples: int) -> float:
+def sampled_equity(scorer: Scorer, reading: Reading, rng: random.Random, samples: int) -> float:
     """The expected pot share over `samples` deals of the unseen cards to the seat's missing
     cards and to every unknown rival (a tie for best shares the pot: the Svara)."""
-    keys = KEYS[game]
-    pool = _unseen(game, (*reading.mine, *reading.dead))
+    keys = scorer.keys
+    pool = _unseen(scorer, (*reading.mine, *reading.dead))
     missing = 3 - len(reading.mine)
     need, n = missing + 3 * reading.unknown, len(pool)
     own = _bits(reading.mine)
@@ -144,20 +144,44 @@ class Odds(NamedTuple):
         return self.eq * (pot + price) >= price
 
 
+OddsPolicy = Callable[["OddsBot", str, Sequence[Legal], View, Reading], Action]
+"""The odds bot's play in one game: (bot, player, legal, view, reading) → its action."""
+
+
+class Plays(Protocol):
+    """What the odds bot reads of a game's record (game.py `Game`): its scorer and its
+    policy, defined by the game's own module."""
+
+    @property
+    def scorer(self) -> Scorer: ...
+
+    @property
+    def odds_policy(self) -> OddsPolicy: ...
+
+
 class OddsBot(Bot):
     """The stronger bot for every game: equity from the unseen cards, pot odds, rare
-    bluffs. Deterministic given its `random.Random`."""
+    bluffs. Deterministic given its `random.Random`.
 
-    def __init__(self, rng: random.Random, samples: int = SAMPLES):
+    It plays each game of `records` (the registry's `GAMES`, handed over by whoever seats
+    it: this module is below the games, whose policies use what it offers) by that game's
+    own policy."""
+
+    def __init__(self, rng: random.Random, records: Mapping[str, Plays], samples: int = SAMPLES):
         super().__init__(rng)
+        self.records = records
         self.samples = samples
         self._equities: dict[tuple[object, ...], float] = {}
+
+    @classmethod
+    def new(cls, rng: random.Random, records: Mapping[str, Plays]) -> OddsBot:
+        return cls(rng, records)
 
     def wants_dark(self) -> bool:
         return self.rng.random() < DARK
 
     # --- what the cards are worth -------------------------------------------------------
-    def odds(self, game: str, reading: Reading) -> Odds:
+    def odds(self, scorer: Scorer, reading: Reading) -> Odds:
         """The seat's equity (its expected share of the pot at a showdown) from `reading`
         alone, with the measures the policies compare it to."""
         rivals = len(reading.known) + reading.unknown
@@ -165,33 +189,33 @@ class OddsBot(Bot):
         if not reading.mine and not reading.known:
             eq = fair  # nothing seen: every seat is alike
         else:
-            key = (game, *reading)
+            key = (scorer.game, *reading)
             if key not in self._equities:
                 if len(self._equities) >= CACHE:
                     self._equities.clear()
-                self._equities[key] = self._compute(game, reading)
+                self._equities[key] = self._compute(scorer, reading)
             eq = self._equities[key]
         return Odds(eq, fair, eq ** (1 / max(rivals, 1)))
 
-    def _compute(self, game: str, reading: Reading) -> float:
+    def _compute(self, scorer: Scorer, reading: Reading) -> float:
         if len(reading.mine) == 3 and reading.unknown <= 1:
-            my = KEYS[game][_bits(reading.mine)]
+            my = scorer.keys[_bits(reading.mine)]
             if any(k > my for k in reading.known):
                 return 0.0
             ties = 1 + reading.known.count(my)
             if not reading.unknown:
                 return 1 / ties
-            below, equal = against_one(game, reading.mine, reading.dead)
+            below, equal = against_one(scorer, reading.mine, reading.dead)
             return below / ties + equal / (ties + 1)
-        return sampled_equity(game, reading, self.rng, self.samples)
+        return sampled_equity(scorer, reading, self.rng, self.samples)
 
     # --- choosing -----------------------------------------------------------------------
     def choose(self, player: str, legal: Sequence[Legal], view: View | None) -> Action:
         assert view is not None
         if not legal:
             return Action(player, "timeout")
-        play = games.game(view["game"]).odds_policy
-        return play(self, player, legal, view, read(view, player))
+        game = self.records[view["game"]]
+        return game.odds_policy(self, player, legal, view, read(view, player, game.scorer))
 
     def pick(self, player: str, legal: Sequence[Legal], *wanted: str) -> Action | None:
         """The first of `wanted` (an action name, or "propose:split") that is legal."""

@@ -9,8 +9,8 @@ from collections.abc import Callable, Sequence
 from functools import cache
 
 from ..cards import parse_cards
+from ..games import SCORERS
 from ..hand import Action, Legal
-from ..scoring import SCORERS
 from .base import Bot, View, concrete
 from .odds import to_of
 

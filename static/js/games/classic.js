@@ -1,4 +1,4 @@
-// classic (rules-classic.md): the levels in the words, the «Варить»/«Делить» vote (C-5),
+// classic (docs/rules/classic.md): the levels in the words, the «Варить»/«Делить» vote (C-5),
 // the dark continuation in a Svara (C-7.5), the look as a duel everyone sees (C-4.11).
 
 /** The open proposal (C-5.2): the view's `vote`, else the last `propose` event. */

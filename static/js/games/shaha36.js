@@ -1,4 +1,4 @@
-// shaha36 (rules-shaha36.md): cards turned by tapping them (S-1.3), the tie vote (S-7.1),
+// shaha36 (docs/rules/shaha36.md): cards turned by tapping them (S-1.3), the tie vote (S-7.1),
 // «Новая раздача» between hands (S-1.6).
 
 export default {

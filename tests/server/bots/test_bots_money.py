@@ -14,7 +14,7 @@ import pytest
 from sqlmodel import select
 
 from app.admin.money import show_house
-from app.bots.seats import ROSTER
+from app.auth.roster import ROSTER
 from app.lobby.service import create_table
 from app.models import User
 

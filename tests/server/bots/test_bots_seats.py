@@ -10,6 +10,7 @@ import time
 from types import SimpleNamespace
 
 from app.bots.seats import SID, BotSeats, Seated
+from app.engine.games import GAMES
 from app.engine.policies.odds import OddsBot
 from app.tables.model import Person
 from app.tables.scheduler import Scheduler
@@ -24,7 +25,7 @@ def seats(think: tuple[float, float], scale: float) -> tuple[BotSeats, Scheduler
 def test_a_bot_state_schedules_its_answer_after_the_thinking_delay() -> None:
     bots, scheduler = seats((1.0, 3.0), scale=0.5)
     sid = f"{SID}7:42"
-    bots.bots[sid] = (7, Seated(Person(42, "Гэри"), sid, OddsBot(random.Random(1))))
+    bots.bots[sid] = (7, Seated(Person(42, "Гэри"), sid, OddsBot(random.Random(1), GAMES)))
     before = time.time()
     bots.heard(sid, "table:state", {})
     after = time.time()
@@ -36,7 +37,7 @@ def test_a_bot_state_schedules_its_answer_after_the_thinking_delay() -> None:
 def test_only_a_seated_bots_state_schedules_and_a_zero_delay_answers_at_once() -> None:
     bots, scheduler = seats((0.0, 0.0), scale=1.0)
     sid = f"{SID}3:5"
-    bots.bots[sid] = (3, Seated(Person(5, "Бот Вася"), sid, OddsBot(random.Random(2))))
+    bots.bots[sid] = (3, Seated(Person(5, "Бот Вася"), sid, OddsBot(random.Random(2), GAMES)))
     bots.heard(sid, "table:chat", {})  # a bot reads no chat
     assert scheduler.deadline((3, "bot", sid)) is None
     bots.heard(sid, "table:state", {})

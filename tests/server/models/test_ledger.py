@@ -14,11 +14,10 @@ from sqlmodel import Session, select
 
 from app import ledger, migrations
 from app.engine import games
+from app.engine.games import SCORERS, get_variant
 from app.engine.hand import Seat, Transfer
 from app.engine.policies.roster import BOTS
-from app.engine.scoring import SCORERS
 from app.engine.simulate import play_hand, seeded_deals
-from app.engine.variants import get_variant
 from app.models import (
     CANCELLED,
     FINISHED,

@@ -13,9 +13,8 @@ from sqlmodel import select
 
 from app.engine import games, handfile
 from app.engine.fairness import Mine, check_document, drawn_seed, fair_order
+from app.engine.games import PRESETS, SCORERS
 from app.engine.hand import Seat, shuffled_deals
-from app.engine.scoring import SCORERS
-from app.engine.variants import PRESETS
 from app.history import service as history
 from app.i18n import signed_money
 from app.models import HandRecord, User

@@ -1,4 +1,4 @@
-"""The one timer task of the table runtime (architecture.md: deadlines, not a sleep per
+"""The one timer task of the table runtime (docs/architecture.md: deadlines, not a sleep per
 player). Real Flask-SocketIO tasks in threading mode; the tests wait on events with
 timeouts, and "never fired" is proved by a later timer having fired."""
 

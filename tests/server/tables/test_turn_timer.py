@@ -9,8 +9,8 @@ from collections.abc import Callable, Hashable
 from typing import Any
 
 from app.engine import games
+from app.engine.games import get_variant
 from app.engine.hand import Action, Hand, Seat
-from app.engine.variants import get_variant
 from app.tables.play import Play
 from tests.engine.handkit import scripted
 

@@ -20,7 +20,7 @@ import pytest
 from app.voice.client import SfuClient
 from app.voice.settings import socket_path
 from rtc.ice import offer_addresses
-from tests.voicekit import Participant, PeerLoop
+from tests.voicekit import Participant, PeerLoop, free_udp_ports
 
 from ..conftest import ASYNC_MODES, WAIT, Server, start_server, stopped, unique_name
 from ..tablekit import Player, grant, new_table
@@ -225,7 +225,7 @@ def test_a_freed_seat_and_a_closed_table_end_the_voice(
 def one_port(tmp_path: Path) -> Iterator[Server]:
     """A server whose SFU has one UDP port: room for one peer on its one address."""
     server = start_server(
-        tmp_path / "instance", "eventlet", SVARA_VOICE_PORTS="47160-47160", **VOICE_ENV
+        tmp_path / "instance", "eventlet", SVARA_VOICE_PORTS=free_udp_ports(1), **VOICE_ENV
     )
     with stopped(server):
         yield server
