@@ -27,8 +27,17 @@ ROOT = Path(__file__).resolve().parent.parent
 TOPS = ("app", "cli", "rtc")
 
 # Modules any room may use: the app's settings, the Socket.IO and CSRF objects, the name
-# rules, the form helpers, the metrics counters (a leaf that every layer counts into).
-COMMON = ("app.config", "app.extensions", "app.names", "app.forms", "app.metrics")
+# rules, the form helpers, the metrics counters (a leaf that every layer counts into), the
+# pages' words (read from static/js/i18n.js) and the grouping of client addresses.
+COMMON = (
+    "app.config",
+    "app.extensions",
+    "app.names",
+    "app.forms",
+    "app.metrics",
+    "app.i18n",
+    "app.clients",
+)
 # The event layer and a table's rules (models + the engine), used by the features.
 FEATURE = (*COMMON, "app.protocol", "app.table_rules", "app.shards")
 WEB = ("app.models", "app.ledger", "app.chat", "app.auth", "app.lobby", "app.tables", "app.bots")

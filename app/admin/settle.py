@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
 from sqlmodel import Session, col, select
@@ -40,6 +40,8 @@ from app.models import (
 )
 from app.table_rules import table_variant
 
+#: A table's «tonight»: the hands of the last 12 hours (a settle-up is one night).
+NIGHT = timedelta(hours=12)
 EXACT_LIMIT = 15
 
 

@@ -40,7 +40,6 @@ from app import ledger
 from app.auth.roster import bot_ids
 from app.auth.service import current_user, login_required
 from app.forms import Form
-from app.history import NIGHT
 from app.ledger import MAX_AMOUNT, LedgerError
 from app.lobby.service import get_lobby
 from app.models import STACK, Account, Database, Table, User, get_db, utcnow
@@ -49,7 +48,7 @@ from app.tables.registry import Tables
 
 from . import AdminError, notices, requests
 from .money import grant, grant_house, show_house
-from .settle import settle_up
+from .settle import NIGHT, settle_up
 from .users import get_user
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")

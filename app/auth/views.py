@@ -8,13 +8,13 @@ from flask import Blueprint, current_app, redirect, render_template, request, ur
 from flask_socketio import disconnect
 
 from app.extensions import socketio
-from app.lobby.invites import invited_to, safe_next
 from app.models import get_db
 from app.names import name_key
 
 from .forms import LoginForm, LogoutForm, RegisterForm
 from .hashing import Busy, passwords
 from .limits import AccountLimits
+from .next import invited_to, safe_next
 from .presence import get_presence
 from .service import AccountError, check_login, create_user, current_user, log_in, log_out
 

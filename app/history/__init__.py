@@ -23,6 +23,7 @@ from flask import (
 )
 
 from app import i18n
+from app.admin.settle import NIGHT
 from app.auth.service import current_user, login_required
 from app.engine import handfile
 from app.engine.hand import RuleError
@@ -31,7 +32,6 @@ from app.models import User, get_db, utcnow
 from . import service
 
 bp = Blueprint("history", __name__)
-NIGHT = timedelta(hours=12)  # a table's «tonight»: the hands of the last 12 hours
 
 
 def _user() -> User:

@@ -37,7 +37,7 @@ def registered(tmp_path_factory: pytest.TempPathFactory) -> set[str]:
     and the serving process's `start` the voice chat's, through the same `register_events`
     (its hub is only used once an event arrives)."""
     create_app({"INSTANCE": tmp_path_factory.mktemp("events"), "ASYNC_MODE": "threading"})
-    register_events(None, lambda table, name: None)  # type: ignore[arg-type]
+    register_events(None, lambda table, name: None, lambda table, name: False)  # type: ignore[arg-type]
     return set(extensions.socketio.server.handlers["/"]) - BUILT_IN
 
 
