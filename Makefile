@@ -27,6 +27,10 @@ system-deps:
 	@test -x /usr/bin/caddy && test -x /usr/sbin/nginx && test -x /usr/bin/turnserver || { \
 	  apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq caddy nginx coturn; }
+	@# TURN over TLS (tests/browser/test_turn_tls.py): the phone's firewall in its namespace
+	@# (nftables) and an NSS database that trusts the test's CA (libnss3-tools' certutil).
+	@test -x /usr/sbin/nft && test -x /usr/bin/certutil || { apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nftables libnss3-tools; }
 
 # The demo's first start puts this much in the house for the bots (docs/hosting.md).
 DEMO_HOUSE ?= 10000

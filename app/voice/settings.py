@@ -39,6 +39,23 @@ def is_turn(server: dict[str, Any]) -> bool:
     )
 
 
+def with_tls(urls: str | list[str], port: int) -> list[str]:
+    """A TURN entry's URLs and, for each `turn:` host among them, `turns:HOST:PORT` over TCP
+    (RFC 7065): TURN inside TLS, which a network that lets only HTTPS out still carries
+    (docs/hosting.md «TURN on 443»). One entry, so the same login serves both."""
+    listed = [urls] if isinstance(urls, str) else list(urls)
+    tls = [tls_url(url, port) for url in listed if url.startswith("turn:")]
+    return list(dict.fromkeys([*listed, *tls]))
+
+
+def tls_url(url: str, port: int) -> str:
+    """`turn:HOST[:PORT][?transport=…]` as `turns:HOST:port?transport=tcp`; an IPv6 HOST keeps
+    its brackets. The HOST stays: it is the name the relay's certificate is for."""
+    where = url.removeprefix("turn:").partition("?")[0]
+    host = where.partition("]")[0] + "]" if where.startswith("[") else where.partition(":")[0]
+    return f"turns:{host}:{port}?transport=tcp"
+
+
 def turn_credentials(secret: str, player: str, ttl: int, now: float) -> tuple[str, str]:
     """coturn's `use-auth-secret` login (the TURN REST API scheme): the username is
     "expiry:user" (a Unix time; the name percent-encoded, so it is ASCII and has no colon),
@@ -71,11 +88,12 @@ class VoiceSettings:
     """What the SFU is started with (app config keys VOICE_*, docs/hosting.md)."""
 
     socket_path: Path
-    ice_servers: tuple[dict[str, str], ...] = ()
+    ice_servers: tuple[dict[str, Any], ...] = ()
     addresses: tuple[str, ...] = ()
     ports: str | None = None
     turn_secret: str | None = None
     turn_ttl: int = TURN_TTL
+    turns_port: int | None = None
     public_address: str | None = None
     drop_after: float | None = None
 
@@ -83,7 +101,8 @@ class VoiceSettings:
     def from_config(cls, config: dict[str, Any], instance: Path) -> VoiceSettings:
         """VOICE_ICE_SERVERS (list of {urls, username, credential}), VOICE_ADDRESSES
         (IPs or interface names; empty = all but loopback), VOICE_PORTS ('40000-40099'),
-        VOICE_TURN_SECRET and VOICE_TURN_TTL (per-browser TURN logins), VOICE_PUBLIC_ADDRESS
+        VOICE_TURN_SECRET and VOICE_TURN_TTL (per-browser TURN logins), VOICE_TURNS_PORT (each
+        `turn:` host offered over TLS on that port too, e.g. 443), VOICE_PUBLIC_ADDRESS
         (the router's public IP, without STUN), VOICE_DROP_AFTER (seconds without ICE
         consent before the SFU drops a peer; aioice's ~30 s when unset)."""
         return cls(
@@ -93,6 +112,7 @@ class VoiceSettings:
             ports=config.get("VOICE_PORTS") or None,
             turn_secret=config.get("VOICE_TURN_SECRET") or None,
             turn_ttl=int(config.get("VOICE_TURN_TTL") or TURN_TTL),
+            turns_port=port_number("VOICE_TURNS_PORT", config.get("VOICE_TURNS_PORT")),
             public_address=config.get("VOICE_PUBLIC_ADDRESS") or None,
             drop_after=float(config["VOICE_DROP_AFTER"])
             if config.get("VOICE_DROP_AFTER")
@@ -121,17 +141,34 @@ class VoiceSettings:
 
     def browser_ice_servers(
         self, player: str, now: float | None = None, relay: bool = True
-    ) -> list[dict[str, str]]:
+    ) -> list[dict[str, Any]]:
         """The STUN/TURN list for one player's RTCPeerConnection; with VOICE_TURN_SECRET
-        each TURN entry carries his own time-limited login instead of a shared password.
-        Without `relay` (nobody else at the table would hear him) it has no TURN entry."""
+        each TURN entry carries his own time-limited login instead of a shared password;
+        with VOICE_TURNS_PORT it also names its hosts over TLS (`with_tls`). Without `relay`
+        (nobody else at the table would hear him) it has no TURN entry."""
         servers = [dict(server) for server in self.ice_servers if relay or not is_turn(server)]
+        if self.turns_port:
+            for server in filter(is_turn, servers):
+                server["urls"] = with_tls(server["urls"], self.turns_port)
         if self.turn_secret:
             when = time.time() if now is None else now
             username, password = turn_credentials(self.turn_secret, player, self.turn_ttl, when)
             for server in filter(is_turn, servers):
                 server.update(username=username, credential=password)
         return servers
+
+
+def port_number(name: str, value: object) -> int | None:
+    """A setting that is a TCP port, or None when unset; anything else stops the start with
+    the setting's name rather than handing the browsers a URL they cannot use."""
+    if value in (None, ""):
+        return None
+    text = str(value)
+    if isinstance(value, bool) or not isinstance(value, int | str) or not text.isdecimal():
+        raise ValueError(f"{name} must be a port number (1-65535), not {value!r}")
+    if not 0 < int(text) < 65536:
+        raise ValueError(f"{name} must be a port number (1-65535), not {value!r}")
+    return int(text)
 
 
 def socket_path(instance: Path) -> Path:
