@@ -95,19 +95,23 @@ def test_every_event_has_words_in_every_language(web: Server, chromium: Browser)
     assert sorted(bad)[:40] == []
 
 
-def played(path: Path) -> Hand:
-    """A hand file's hand, played to its last action."""
+def played(path: Path, until: str | None = None) -> Hand:
+    """The hand of a hand file, played to its end or to its first event of kind `until`."""
     hf = parse(json.loads(path.read_text(encoding="utf-8")))
     hand = start(hf)
     for action in hf.actions:
         hand.act(action)
+        if until and any(e["kind"] == until for e in hand.view(None)["events"]):
+            break
     return hand
 
 
 def test_a_look_is_written_for_everyone(web: Server, chromium: Browser) -> None:
     """C-4.11: the look's result is in everyone's history, and the loser's bubble says he is
-    out after the look, not his last bet."""
-    hand = played(HANDS / "classic" / "c4_11_look.json")
+    out after the look, not his last bet (while the hand goes on: a finished hand shows its
+    showdown, not bubbles)."""
+    hand = played(HANDS / "classic" / "c4_11_look.json", until="look")
+    assert not hand.finished
     look = next(e for e in hand.view(None)["events"] if e["kind"] == "look")
     views = [hand.view(who) for who in (None, look["player"], look["target"])]
     page = chromium.new_page()
