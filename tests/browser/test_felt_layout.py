@@ -1,6 +1,7 @@
 """The felt's layout in Chromium, from made-up states at every seat count
 (tests/browser/felt.py): nothing a player must read is covered — at 360×740, 390×844 and
-1280×800, for every seat count the game allows (classic 2–8, shaha36 2–6), a showdown seen seated and as a spectator, and a turn."""
+1280×800, for every seat count the game allows (classic 2–8, shaha36 2–6), a showdown seen
+seated and as a spectator, and a turn."""
 
 from __future__ import annotations
 
