@@ -54,7 +54,7 @@ class AppCollector(Collector):
         yield GaugeMetricFamily(
             "svara_players_seated",
             "Seats taken at the tables of this process",
-            value=sum(len(table.members()) for table in live),
+            value=sum(table.occupancy()[0] for table in live),
         )
         yield from self._voice(extensions.get(VOICE))
 

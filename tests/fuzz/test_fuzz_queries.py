@@ -58,6 +58,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Any:
         hand = play_hand(players, random.Random(5))["id"]
         values = {"table_id": table, "hand_id": hand, "game": "classic", "token": "nope"}
         values["filename"] = "js/i18n.js"
+        values["request_id"] = 1  # a request for money (the host's page) nobody made
         routes = []
         for rule in rules:
             path = rule.rule
