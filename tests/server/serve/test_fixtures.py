@@ -38,8 +38,8 @@ def test_a_server_that_does_not_start_in_time_is_stopped_with_its_sfu(
     started: list[psutil.Process] = []
     listening = conftest.Server.wait_for
 
-    def timed_out(server: Server, pattern: re.Pattern[str]) -> re.Match[str]:
-        listening(server, pattern)
+    def timed_out(server: Server, pattern: re.Pattern[str], quiet: float = WAIT) -> re.Match[str]:
+        listening(server, pattern, quiet)
         started.extend(with_sfu(server))
         raise AssertionError("server printed no 'listening' (a time-out under load)")
 
