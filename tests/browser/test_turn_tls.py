@@ -9,7 +9,7 @@ holds `svara serve` with its SFU (10.79.0.1, HTTPS on 443) and coturn (10.79.0.2
 443); «the phone» (10.79.0.3) runs Chromium behind a firewall (nftables, its output chain)
 that passes TCP to port 443 and drops everything else, counting the UDP it drops. A CA made
 here signed the certificate of both; Chromium trusts it through the NSS database under its
-own HOME (Chromium's docs/linux/cert_management.md), as a phone trusts Let's Encrypt.
+own HOME (Chromium reads the user's NSS database on Linux), as a phone trusts Let's Encrypt.
 """
 
 from __future__ import annotations
