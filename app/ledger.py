@@ -535,6 +535,20 @@ class Books:
         return not self.problems
 
 
+def _one_snapshot(s: Session) -> None:
+    """On SQLite each read outside a transaction sees its own moment (the driver opens one
+    only before a write), so the rows and the balances, read one after the other while a
+    server moves money, could disagree about a movement that committed in between. The
+    books are read in one read transaction instead: such a movement is in them wholly or
+    not at all."""
+    connection = s.connection()
+    if connection.dialect.name != "sqlite":
+        return
+    raw = connection.connection.dbapi_connection
+    if raw is not None and not raw.in_transaction:
+        connection.exec_driver_sql("BEGIN")
+
+
 def verify(s: Session, bots: Iterable[int] = ()) -> Books:
     """Prove the books balance (C-0.3): every balance is the sum of its rows, every movement
     but a grant sums to zero, no account is negative, finished hands' pots are empty, and
@@ -545,6 +559,7 @@ def verify(s: Session, bots: Iterable[int] = ()) -> Books:
     integers do not overflow, so a row written around the service (a huge or fractional
     amount, text) is a problem in the report, not a crash of the SQL sum."""
     books = Books()
+    _one_snapshot(s)
     sums: dict[int, int] = defaultdict(int)
     movements: dict[tuple[str, str], int] = defaultdict(int)
     rows = sql_select(
