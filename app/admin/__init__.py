@@ -14,7 +14,7 @@ class AdminError(ValueError):
     """A request the admin services refuse before changing anything (CLI exit status 2).
 
     The message is the CLI's (English); `key` and `params` say the same on the host's page
-    in its language (app/admin/web.py `WORDS`, static/js/i18n.js)."""
+    in its language (app/admin/web.py `SENTENCES`, static/js/i18n.js)."""
 
     def __init__(self, message: str, key: str = "admin.refused", **params: Any):
         super().__init__(message)

@@ -10,8 +10,8 @@ row names the administrator who moved the money.
 
 Only administrators see it (anyone else gets the 404 of a page that does not exist); every
 form carries its CSRF token (app/forms.py); every refusal and every result is a sentence
-keyed in static/js/i18n.js, written here in Russian (`WORDS`) for the page before the
-language switch translates it.
+keyed in static/js/i18n.js (`SENTENCES`), written in Russian from there (app/i18n.py) for
+the page before the language switch translates it.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from sqlmodel import Session, col, select
 from wtforms import HiddenField, IntegerField, StringField
 from wtforms.validators import DataRequired, Length, NumberRange
 
-from app import ledger
+from app import i18n, ledger
 from app.auth.roster import bot_ids
 from app.auth.service import current_user, login_required
 from app.forms import Form
@@ -53,27 +53,30 @@ from .users import get_user
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")
 
-#: The page's words in Russian, by their key in static/js/i18n.js (the same text there).
-WORDS = {
-    "admin.zero": "Сумма не может быть нулём",
-    "admin.no_reason": "Укажите причину: она остаётся в журнале",
-    "admin.overdraft": "У «{name}» {have} ₽: забрать {take} ₽ нельзя, баланс не бывает меньше 0",
-    "admin.house_overdraft": "В кассе {have} ₽: забрать {take} ₽ нельзя",
-    "admin.no_user": "Игрока «{name}» нет",
-    "admin.too_much": "За раз и на одном счёте — не больше {most} ₽",
-    "admin.check_fields": "Проверьте поля: сумма — целое число от 1 до {most}, причина обязательна",
-    "admin.not_seated": "«{name}» не сидит за столом «{table}» и не ждёт места",
-    "admin.no_table": "Этот стол уже закрыт",
-    "admin.not_done": "Сервер не выполнил это, попробуйте ещё раз",
-    "admin.answered": "На эту просьбу уже ответили",
-    "admin.refused": "Не выполнено: {why}",
-    "admin.granted": "«{name}»: {amount} ₽, на счёте теперь {balance} ₽",
-    "admin.house_granted": "Касса: {amount} ₽, в кассе теперь {house} ₽",
-    "admin.stood": "«{name}» встал из-за стола «{table}»",
-    "admin.closed": "Стол «{table}» закрыт",
-    "admin.approved": "«{name}» получил {amount} ₽ по своей просьбе",
-    "admin.declined": "Просьба «{name}» отклонена",
-}
+#: The page's sentences, by their key in static/js/i18n.js (written in Russian from there,
+#: app/i18n.py, before the page's language switch translates them).
+SENTENCES = frozenset(
+    {
+        "admin.zero",
+        "admin.no_reason",
+        "admin.overdraft",
+        "admin.house_overdraft",
+        "admin.no_user",
+        "admin.too_much",
+        "admin.check_fields",
+        "admin.not_seated",
+        "admin.no_table",
+        "admin.not_done",
+        "admin.answered",
+        "admin.refused",
+        "admin.granted",
+        "admin.house_granted",
+        "admin.stood",
+        "admin.closed",
+        "admin.approved",
+        "admin.declined",
+    }
+)
 SECTIONS = ["asks", "accounts", "house", "tables"]  # the page's parts that say what was done
 #: The sentences that say what was done; every other one says why nothing was.
 DONE = {"admin.granted", "admin.house_granted", "admin.stood", "admin.closed", "admin.approved",
@@ -93,7 +96,7 @@ class Said(NamedTuple):
 
 
 def said(key: str, **args: Any) -> Said:
-    return Said(key, args, WORDS[key].format(**args))
+    return Said(key, args, i18n.translate(i18n.DEFAULT, key, **args))
 
 
 # --- the forms ------------------------------------------------------------------------------
@@ -150,7 +153,7 @@ def _admin() -> User:
 
 def _refusal(error: Exception) -> Said:
     """A service's refusal as the page says it."""
-    if isinstance(error, AdminError) and error.key in WORDS:
+    if isinstance(error, AdminError) and error.key in SENTENCES:
         return said(error.key, **error.params)
     if isinstance(error, LedgerError):
         return said("admin.too_much", most=MAX_AMOUNT)

@@ -1,13 +1,21 @@
-"""The host's page writes its sentences in Russian before the language switch translates them
-(app/admin/web.py `WORDS`): each is exactly the Russian entry of its key in
-static/js/i18n.js, so the page reads the same before and after its script runs."""
+"""The host's page writes its sentences in Russian before the language switch translates them,
+from the same dictionary (app/admin/web.py `SENTENCES`, static/js/i18n.js through
+app/i18n.py): every key it may say has its words in each language, placeholders filled."""
 
 from __future__ import annotations
 
-from app.admin.web import WORDS
+from app.admin.web import SENTENCES, said
 from tests.test_i18n_keys import dictionaries
 
 
-def test_the_pages_russian_is_the_dictionarys() -> None:
+def test_every_sentence_of_the_page_is_in_every_language() -> None:
+    for lang, words in dictionaries().items():
+        missing = sorted(key for key in SENTENCES if key not in words)
+        assert missing == [], (lang, missing)
+
+
+def test_a_sentence_is_written_from_the_dictionary_with_its_values() -> None:
     ru = dictionaries()["ru"]
-    assert {key: ru.get(key) for key in WORDS} == WORDS
+    done = said("admin.granted", name="Иван", amount=500, balance=1500)
+    assert ru["admin.granted"] == "«{name}»: {amount} ₽, на счёте теперь {balance} ₽"
+    assert done.text == "«Иван»: 500 ₽, на счёте теперь 1500 ₽"
