@@ -98,7 +98,8 @@ def test_uplink_loss_is_not_multiplied(
     grows(listener, mid)  # his audio arrives (through the relay)
     for page in (speaker, listener):  # Opus in-band FEC asked for by the SFU's answer
         assert "useinbandfec=1" in page.evaluate("voice.pc.remoteDescription.sdp")
-    assert relay.rtp_dropped > 0
+    # The relay is in his path: its drops are counted over the window below (applied loss),
+    # not here, where his first few packets may all have passed.
     before, dropped_before = inbound(listener, mid), relay.rtp_dropped
     relayed_before = relay.rtp_relayed
     goal = before["total"] + WINDOW_SAMPLES
