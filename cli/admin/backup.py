@@ -37,7 +37,12 @@ def restore(admin: Admin, file: Path, yes: bool) -> None:
         instance, url = service.database_url(admin.instance)
         target = service.sqlite_path(url)
         if target.exists() and target.stat().st_size and not yes:
-            click.confirm(f"Replace the database {target} by {file}?", abort=True)
+            # A damaged or foreign file is refused before the host is asked (restore checks
+            # its own private copy again before it replaces anything).
+            users = service.check(file.resolve())
+            click.confirm(
+                f"Replace the database {target} by {file} ({users} accounts)?", abort=True
+            )
         admin.show(service.restore(instance, url, file))
     except service.BackupError as refused:
         fail(str(refused))

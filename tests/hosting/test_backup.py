@@ -122,6 +122,16 @@ def test_what_backup_and_restore_refuse(tmp_path: Path) -> None:
     status, said = run(instance, "restore", str(junk), "--yes")
     assert status == 2 and "is not a SQLite database" in said
     assert not (instance / "svara.db").exists()
+    # Over an existing database, without --yes: the file is refused before the host is
+    # asked whether to replace his database by it (nothing is asked, nothing changes).
+    assert run(instance, "user", "create", "Иван", "--password", "пароль-Ивана-1")[0] == 0
+    kept = (instance / "svara.db").read_bytes()
+    asked = CliRunner().invoke(
+        svara, ["admin", "--instance", str(instance), "restore", str(junk)], input="y\n"
+    )
+    assert asked.exit_code == 2 and "is not a SQLite database" in asked.stderr
+    assert "Replace" not in asked.output
+    assert (instance / "svara.db").read_bytes() == kept
     status, said = run(instance, "backup", str(tmp_path / "no-folder" / "b.db"))
     assert status == 2 and "no folder" in said
 
