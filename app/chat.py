@@ -122,7 +122,7 @@ class Chat:
             .order_by(col(ChatLine.id).desc())
             .limit(self.keep)
         )
-        with self.db.session() as s:
+        with self.db.reading() as s:
             rows = s.exec(query).all()
         return [_line(row).as_json() for row in reversed(rows)]
 

@@ -154,7 +154,7 @@ def table(table_id: int) -> Any:
     assert user is not None and user.id is not None
     if not get_lobby().access.may_enter(table_id, user.id):  # a private table: as if none
         abort(404)
-    with get_db().session() as s:
+    with get_db().reading() as s:
         row = s.get(Table, table_id)
         variant = None if row is None or row.closed else playable_variant(s, row)
         if variant is None:  # none, closed, or rules this version refuses
@@ -164,7 +164,7 @@ def table(table_id: int) -> Any:
     if "buy_in_min" in variant.rules:
         ante = variant["ante"]
         buy_in = (variant["buy_in_min"] * ante, variant["buy_in_max"] * ante)
-        with get_db().session() as s:  # the dialog says what the account holds
+        with get_db().reading() as s:  # the dialog says what the account holds
             balance = ledger.user_balance(s, user.id)
     return render_template(
         "table.html", table_id=table_id, phrases=PHRASES, buy_in=buy_in, balance=balance

@@ -404,7 +404,7 @@ def _money_hosts() -> list[dict[str, Any]]:
     """The administrators by name, with whether a page of theirs is open: who can add
     money (the table page's «Попросить фишки»)."""
     db: Database = get_db()
-    with db.session() as s:
+    with db.reading() as s:
         found = [(u.id, u.name) for u in requests.hosts(s)]
     up = requests.online([i for i, _ in found if i is not None])
     return [{"name": name, "online": i in up} for i, name in found]

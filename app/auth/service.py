@@ -209,7 +209,7 @@ def current_user() -> User | None:
         user = None
         user_id = session.get(SESSION_KEY)
         if isinstance(user_id, int):
-            with get_db().session() as s:
+            with get_db().reading() as s:
                 user = s.get(User, user_id)
             if user is not None and (user.banned or session.get(EPOCH_KEY) != user.session_epoch):
                 user = None

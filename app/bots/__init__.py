@@ -187,7 +187,7 @@ def own_tables() -> list[dict[str, Any]]:
     if user is None:
         return []
     bots: BotSeats = _bots()
-    with current_app.extensions[DB].session() as s:
+    with current_app.extensions[DB].reading() as s:
         tables = s.exec(
             select(Table).where(
                 Table.created_by == user.id, ~col(Table.closed), Table.variant != PRACTICE

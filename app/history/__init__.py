@@ -86,7 +86,7 @@ def _when(name: str, default: datetime | None) -> datetime | None:
 @login_required
 def hands() -> Any:
     page = _page_number()
-    with get_db().session() as s:
+    with get_db().reading() as s:
         rows, more = service.my_hands(s, _user(), page)
     return render_template("hands.html", rows=rows, page=page, more=more)
 
@@ -94,7 +94,7 @@ def hands() -> Any:
 def _open(hand_id: int) -> tuple[Any, str, str | None, bool]:
     """The hand, its table's name, whose eyes, and whether its seeds are shown (an
     administrator's always: he reads the stored file anyway)."""
-    with get_db().session() as s:
+    with get_db().reading() as s:
         try:
             hand, table, viewer = service.open_hand(s, _user(), hand_id)
         except service.Missing:
@@ -156,7 +156,7 @@ def stats() -> Any:
     until = _when("until", None)
     since = _when("since", (until or utcnow()) - timedelta(days=30))
     assert since is not None
-    with get_db().session() as s:
+    with get_db().reading() as s:
         figures = service.stats(s, _user(), since, until)
     return render_template("stats.html", stats=figures, since=since, until=until)
 
@@ -168,7 +168,7 @@ def settle(table_id: int) -> Any:
     sees only nights he played in (a `since` years back is not «tonight» of every night)."""
     since = _when("since", utcnow() - NIGHT)
     assert since is not None
-    with get_db().session() as s:
+    with get_db().reading() as s:
         try:
             table, report = service.table_settle(s, _user(), table_id, since, since + NIGHT)
         except service.Missing:

@@ -54,7 +54,7 @@ class Access:
         if table_id in self._public or (table_id, user_id) in self._guests:
             return True
         if table_id not in self._creators:
-            with self.db.session() as s:
+            with self.db.reading() as s:
                 table = s.get(Table, table_id)
                 if table is None:
                     return True
@@ -64,7 +64,7 @@ class Access:
                 self._creators[table_id] = table.created_by
         if self._creators[table_id] == user_id:
             return True
-        with self.db.session() as s:
+        with self.db.reading() as s:
             guest = s.get(TableGuest, (table_id, user_id))
         if guest is not None:
             self._guests.add((table_id, user_id))

@@ -85,7 +85,7 @@ class Lobby:
 
     def tables(self) -> list[dict[str, Any]]:
         """Every open public table, oldest first."""
-        with self.db.session() as s:
+        with self.db.reading() as s:
             query = (
                 select(Table).where(~col(Table.closed), ~col(Table.private)).order_by(col(Table.id))
             )
@@ -94,7 +94,7 @@ class Lobby:
 
     def private_tables(self, user_id: int) -> list[dict[str, Any]]:
         """The open private tables the user created or was invited to, with their links."""
-        with self.db.session() as s:
+        with self.db.reading() as s:
             guest = select(TableGuest.table_id).where(TableGuest.user_id == user_id)
             query = (
                 select(Table)
@@ -111,7 +111,7 @@ class Lobby:
     def publish(self, table_id: int) -> None:
         """Tell the lobby that a table changed or closed. Never a word of a private one: it
         was never listed, and its id in the lobby would say that it exists."""
-        with self.db.session() as s:
+        with self.db.reading() as s:
             table = s.get(Table, table_id)
             if table is not None and table.private:
                 return

@@ -43,7 +43,7 @@ def variant_label(name: str, game: str) -> str:
 
 def _table_form() -> TableForm:
     form = TableForm()
-    with get_db().session() as s:
+    with get_db().reading() as s:
         form.games = {name: find_variant(s, name).game for name in variant_names(s)}
     form.variant.choices = [(name, variant_label(name, game)) for name, game in form.games.items()]
     return form
@@ -81,7 +81,7 @@ def _page(form: TableForm, error: FormError | None = None, status: int = 200) ->
     lobby = get_lobby()
     user = current_user()
     assert user is not None and user.id is not None
-    with get_db().session() as s:
+    with get_db().reading() as s:
         balance = ledger.user_balance(s, user.id)
     return (
         render_template(

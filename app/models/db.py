@@ -12,6 +12,14 @@ a backup tool) up to the busy timeout — in short slices that yield (`_wait_bus
 SQLite's own busy handler, which sleeps inside C where eventlet cannot switch away: while
 one write waits, the process goes on serving /healthz (its own connection), voice, the
 tables' states and timers; what opens a session of this process waits behind that write.
+
+What only reads (a page, the logged-in user, the chat's last lines) opens `reading()`
+instead: it takes no lock (WAL lets a reader work beside any writer, ours or another
+process's), and its connection is `query_only`, so a write slipped into it fails loudly
+rather than racing the writers::
+
+    with get_db().reading() as s:
+        user = s.get(User, user_id)
 """
 
 from __future__ import annotations
@@ -75,6 +83,22 @@ class Database:
         finally:
             if self._lock is not None:
                 self._lock.release()
+
+    @contextmanager
+    def reading(self) -> Iterator[Session]:
+        """A session that only reads: not behind the writers' lock (module docstring); what it
+        read stays loaded after the block."""
+        if not self.is_sqlite:
+            with self.session() as s:
+                yield s
+            return
+        with Session(self.engine, expire_on_commit=False) as s:
+            connection = s.connection()
+            connection.exec_driver_sql("PRAGMA query_only=1")
+            try:
+                yield s
+            finally:  # before closing gives the connection back (closing keeps what was read)
+                connection.exec_driver_sql("PRAGMA query_only=0")
 
     def dispose(self) -> None:
         self.engine.dispose()

@@ -2,8 +2,9 @@
 command or a backup tool would): only the work that needs to write waits (docs/performance.md,
 app/models/db.py). A decision whose write waits is applied once the lock is gone, within the
 busy timeout (30 s by default), whole; meanwhile /healthz answers at its usual pace and the
-gathering timers of other tables (C-1.3: one more period) fire on time — both measured
-against the same server before the lock was taken.
+gathering timers of other tables (C-1.3: one more period) fire on time and a visitor's pages
+(they only read) open at their usual pace — all measured against the same server before
+the lock was taken.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any
 import pytest
 import requests
 
-from tests.server.conftest import ASYNC_MODES, WAIT, Server, start_server, stopped
+from tests.server.conftest import ASYNC_MODES, WAIT, Browser, Server, start_server, stopped
 from tests.server.tablekit import (
     Player,
     books,
@@ -52,6 +53,16 @@ def healthz(server: Server) -> float:
     took = time.perf_counter() - start
     assert answer.status_code == 200 and answer.json()["database"] == "ok", answer.text
     return took
+
+
+def pages(visitor: Browser, table: int) -> float:
+    """How long a logged-in visitor's lobby, hand list and table page took together: each
+    reads the database (his account first), none writes."""
+    start = time.perf_counter()
+    for path in ("/", "/hands", f"/table/{table}"):
+        answer = visitor.http.get(visitor.url + path, timeout=WAIT, allow_redirects=False)
+        assert answer.status_code == 200, (path, answer.status_code)
+    return time.perf_counter() - start
 
 
 def tables(server: Server) -> list[Player]:
@@ -103,6 +114,9 @@ def test_a_held_write_lock_delays_only_the_write(server: Server) -> None:
     players = seat(server, table, 2, 1000, names=("Иван", "Пётр"))
     before_lock, during_lock = tables(server), tables(server)
     healthy = [healthz(server) for _ in range(SAMPLES)]
+    visitor = Browser(server.url)
+    visitor.register("Зоя")
+    browsed = [pages(visitor, table) for _ in range(SAMPLES)]
     gather(before_lock)
     usual = periods(before_lock)
 
@@ -121,6 +135,7 @@ def test_a_held_write_lock_delays_only_the_write(server: Server) -> None:
         locked = [healthz(server) for _ in range(SAMPLES)]
         held = periods(during_lock)
         locked += [healthz(server) for _ in range(SAMPLES)]
+        browsed_locked = [pages(visitor, table) for _ in range(SAMPLES)]
         assert act.is_alive(), f"the decision did not wait for the lock: {act.reply}"
     finally:
         other.execute("ROLLBACK")
@@ -129,11 +144,18 @@ def test_a_held_write_lock_delays_only_the_write(server: Server) -> None:
     act.join(WAIT)
     print(
         f"periods {usual:.3f} s, {held:.3f} s locked; /healthz {statistics.median(healthy):.4f}"
-        f" s, {statistics.median(locked):.4f} s locked; held {kept:.2f} s, act {act.took:.2f} s"
+        f" s, {statistics.median(locked):.4f} s locked; pages {statistics.median(browsed):.4f} s,"
+        f" {statistics.median(browsed_locked):.4f} s locked; held {kept:.2f} s,"
+        f" act {act.took:.2f} s"
     )
     assert act.reply == {"ok": True}, act.reply
     assert held <= PERIOD * usual, (held, usual)
     assert statistics.median(locked) <= RATIO * statistics.median(healthy), (locked, healthy)
+    # Pages only read: they do not queue behind the waiting write (app/models/db.py).
+    assert statistics.median(browsed_locked) <= RATIO * statistics.median(browsed), (
+        browsed_locked,
+        browsed,
+    )
     # Applied whole: one more action for everyone, and the books balance.
     everyone(players, lambda s: len(s["history"]) == len(before["history"]) + 1)
     found = books(server)
