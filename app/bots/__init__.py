@@ -130,6 +130,8 @@ def toggle(user: Person, table_id: int, fill: bool) -> list[str]:
     if not app.extensions[LOBBY].access.may_host(table_id, user.id):
         raise TableError("not_host", "only the table's creator or an administrator seats bots")
     live = live_table(app, table_id)
+    if fill and live.snapshot().host["locked"]:
+        raise TableError("not_now", "the host locked the seats: unlock them first")
     if fill:
         names = fill_table(app, live.id)
         snap = live.snapshot()

@@ -96,21 +96,27 @@ class Chair:
             raise TableError("bad_request", str(wrong)) from None
         return {key: changed[key] for key in {*self.pending, *rules}}
 
-    def wait(self, by: str, rules: dict[str, Any]) -> Event:
-        """The change waits for the hand in play to end (a hand keeps its rules)."""
-        self.pending, self.pending_by = rules, by
-        return host_event(by, "rules", rules=_json(rules), after_hand=True)
+    def change(
+        self, by: str, variant: Variant, rules: Mapping[str, Any], playing: bool
+    ) -> tuple[Event, dict[str, Any] | None]:
+        """The host's rule change (`checked`) and the rules to apply now — None while a
+        hand is in play: a hand keeps the rules it began with, the change waits for it."""
+        checked = self.checked(variant, rules)
+        if playing:
+            self.pending, self.pending_by = checked, by
+            return host_event(by, "rules", rules=_json(checked), after_hand=True), None
+        return _told(by, checked), checked
 
-    def take_pending(self) -> tuple[str, dict[str, Any]]:
-        """The waiting change and who made it, taken as the hand ends."""
+    def take_pending(self) -> tuple[dict[str, Any], Event]:
+        """The waiting change, taken as the hand ends, and what every watcher is told."""
         rules, self.pending = self.pending, {}
-        return self.pending_by, rules
+        return rules, _told(self.pending_by, rules)
 
 
 def _json(rules: Mapping[str, Any]) -> dict[str, Any]:
     return {k: list(v) if isinstance(v, tuple) else v for k, v in rules.items()}
 
 
-def rules_event(by: str, rules: Mapping[str, Any]) -> Event:
-    """The rules changed now (between hands) or as the hand ended."""
+def _told(by: str, rules: Mapping[str, Any]) -> Event:
+    """The rules changed now (between hands, or as the hand ended)."""
     return host_event(by, "rules", rules=_json(rules), after_hand=False)

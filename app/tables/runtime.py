@@ -37,7 +37,7 @@ from app.engine.fairness import FairnessError, check_seed
 from app.engine.hand import Action, Event, Hand
 from app.engine.variants import Variant
 
-from .chair import SWITCHES, Chair, host_event, rules_event
+from .chair import SWITCHES, Chair, host_event
 from .gathering import EXTEND, START, Gathering
 from .model import CLOSED, GATHERING, PLAYING, SKIP, WAITING, Member, Person, TableError
 from .play import Play
@@ -306,12 +306,13 @@ class LiveTable:
                 events += self.seating.seat_from_queue()
         return events
 
-    def stand(self, person: Person) -> None:
+    def stand(self, person: Person, why: str = "left", by: str | None = None) -> None:
+        """He stands up, or leaves the queue; or the host `by` stands him up (why "host")."""
         with self.lock:
             dequeued = self.seating.dequeue(person.name)
             if dequeued is not None:
                 return self._changed([dequeued])
-            events = self._stand([self.seating.seated(person)], "left")
+            events = self._stand([self.seating.seated(person)], why, by)
             if not self.play.playing and self.gathering.complete():
                 with contextlib.suppress(TableError):  # not now: the gathering timer retries
                     events += self._start_hand()
@@ -430,9 +431,9 @@ class LiveTable:
         if hand.next_dealer is not None and self.member(hand.next_dealer) is not None:
             self.gathering.deals_next(hand.next_dealer)
         events = [over]
-        by, rules = self.chair.take_pending()
+        rules, told = self.chair.take_pending()
         if rules and self.set_rules(rules):  # the host's change: the next hand plays it
-            events.append(rules_event(by, rules))
+            events.append(told)
             self.services.seats_changed(self.id)  # the lobby lists the new stakes
         for member, why in self.seating.after_hand():
             events += self._stand([member], why, member.stood_by)
@@ -448,11 +449,8 @@ class LiveTable:
 
     def _gathers(self) -> bool:
         """Between hands a gathering opens by itself (S-1.6), unless the host paused."""
-        return (
-            self.manners.gather_after_hand
-            and not self.chair.paused
-            and len(self.seating.members()) >= 2
-        )
+        members = len(self.seating.members())
+        return self.manners.gather_after_hand and not self.chair.paused and members >= 2
 
     # --- recovery (C-8.5), rules, the administrator -------------------------------------
     def resume(
@@ -518,12 +516,9 @@ class LiveTable:
     def host(
         self, by: Person, do: str, player: str | None = None, rules: Mapping[str, Any] | None = None
     ) -> None:
-        """A host's control (docs/protocol.md, «table:host»), told to every watcher with
-        his name: pause after this hand and resume (no gathering opens, no timer runs: the
-        offline ones stop too), lock the seats (newcomers queue and the queue waits), stand
-        a player up, mute his microphone here, change the rules between hands (or for the
-        next hand, while one is in play); `bots_fill`/`bots_clear` only tell what the bots'
-        service did (app/bots/). A bad argument changes nothing."""
+        """A host's control (docs/protocol.md, «table:host»; the chair's state: chair.py),
+        told to every watcher with his name; `bots_fill`/`bots_clear` only tell what the
+        bots' service did (app/bots/). A bad argument changes nothing."""
         with self.lock:
             target = None if player is None else self.member(player)
             if do in ("stand", "mute", "unmute") and target is None:
@@ -544,22 +539,15 @@ class LiveTable:
                 elif do == "unlock":
                     events += self.seating.seat_from_queue()
             elif do == "stand" and target is not None:
-                events = [host_event(by.name, do, whom=target.name)]
-                events += self._stand([target], "host", by.name)
-                if not self.play.playing and self.gathering.complete():
-                    with contextlib.suppress(TableError):  # not now: the gathering timer retries
-                        events += self._start_hand()
+                return self.stand(target.person, "host", by.name)  # `stood` names him
             elif do in ("mute", "unmute") and target is not None:
                 events = [self.chair.mute(by.name, target.name, do == "mute")]
                 for hook in self.services.hooks.muted:
                     hook(self.id, target.name, do == "mute")
             elif do == "rules":
-                checked = self.chair.checked(self.variant, rules or {})
-                if self.phase == PLAYING:
-                    events = [self.chair.wait(by.name, checked)]
-                else:
-                    self.set_rules(checked)
-                    events = [rules_event(by.name, checked)]
+                told, now = self.chair.change(by.name, self.variant, rules or {}, self.play.playing)
+                events = [told]
+                if now and self.set_rules(now):
                     self.services.seats_changed(self.id)  # the lobby lists the new stakes
             elif do in ("bots_fill", "bots_clear"):
                 events = [host_event(by.name, do)]

@@ -20,6 +20,9 @@ export function ruleText(rules, t) {
 /** A news event as a line of the table's log (who did what), or null. */
 export function hostLine(e, t) {
   if (e.kind === "ask_speak") return t("log.ask_speak", { player: e.player });
+  if ((e.kind === "stood" || e.kind === "leaving") && e.why === "host") {
+    return t(e.kind === "stood" ? "log.stand" : "log.stand_after", { by: e.by, whom: e.player });
+  }
   if (e.kind !== "host") return null;
   if (e.do === "rules") return t(e.after_hand ? "log.rules_next" : "log.rules", { by: e.player, rules: ruleText(e.rules, t) });
   return t(`log.${e.do}`, { by: e.player, whom: e.whom ?? "" });

@@ -172,8 +172,8 @@ def test_the_host_stands_a_player_up(fast: Server) -> None:
     stood = yozh.until(lambda s: next((e for e in s["news"] if e["kind"] == "stood"), None))
     assert stood == {"kind": "stood", "player": yozh.name, "why": "host", "by": ivan.name}
     assert yozh.state["you"]["seat"] is None and "sit" in yozh.state["you"]["can"]
-    told = host_news(ivan, "stand")
-    assert told["player"] == ivan.name and told["whom"] == yozh.name
+    seen = ivan.until(lambda s: next((e for e in s["news"] if e["kind"] == "stood"), None))
+    assert seen == stood  # every watcher reads who stood him up
     for p in (ivan, yozh):
         p.close()
 
@@ -203,8 +203,16 @@ def test_rules_change_between_hands_and_after_the_hand_in_play(fast: Server) -> 
     maria = Player(fast, table, unique_name("Мария"))
     sit(ivan, fast)
     sit(maria, fast)
+    lobby = ivan.browser.socket()
+    lobby.call("lobby:join", {})
+    lobby.wait("lobby:state")
     changed = {"ante": 20, "levels": [20, 40, 60], "turn_seconds": 45}
     assert ivan.call("table:host", do="rules", rules=changed) == {"ok": True}
+    listed = lobby.wait("lobby:table")
+    while listed["id"] != table:
+        listed = lobby.wait("lobby:table")
+    assert listed["stakes"]["ante"] == 20  # the lobby lists the new stakes
+    lobby.close()
     news = host_news(maria, "rules")
     assert news["rules"] == changed and news["after_hand"] is False
     state = maria.state
