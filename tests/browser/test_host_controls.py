@@ -2,7 +2,7 @@
 table, Мария and Ёж sit at it; Иван's menu pauses and resumes, locks the seats, changes the
 ante between hands, mutes Мария (she asks to speak, he unmutes her) and stands Ёж up — and
 the other pages see each of these, named with who did it, in their own words. Мария's page
-has no menu. Screenshots of each new state at 390×844 and 1280×800."""
+has no menu. Screenshots of each new state at 360×740, 390×844 and 1280×800."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from playwright.sync_api import Page, expect
 from .conftest import DESKTOP, Crowd, Player
 
 PHONE_390 = {"width": 390, "height": 844}
-SIZES = (PHONE_390, DESKTOP)
+SIZES = ({"width": 360, "height": 740}, PHONE_390, DESKTOP)
 
 
 def shots(player: Player, folder: Path, name: str) -> None:
