@@ -167,7 +167,13 @@ def table(table_id: int) -> Any:
         with get_db().reading() as s:  # the dialog says what the account holds
             balance = ledger.user_balance(s, user.id)
     return render_template(
-        "table.html", table_id=table_id, phrases=PHRASES, buy_in=buy_in, balance=balance
+        "table.html",
+        table_id=table_id,
+        phrases=PHRASES,
+        buy_in=buy_in,
+        balance=balance,
+        # The host's table menu (static/js/host.js); the server refuses it to anyone else.
+        may_host=get_lobby().access.may_host(table_id, user.id),
     )
 
 

@@ -121,33 +121,37 @@ def roster() -> Any:
     return {"bots": [{"name": name, "avatar": avatar} for name, avatar in ROSTER.items()]}
 
 
-def toggle(user_id: int, table_id: int, fill: bool) -> list[str]:
-    """The creator's switch: fill every free seat with bots, or send them all away; the
-    names of the bots seated or sent. TableError when the user may not."""
+def toggle(user: Person, table_id: int, fill: bool) -> list[str]:
+    """The host's switch (the lobby's, the table menu's): fill every free seat with bots,
+    or send them all away; the names of the bots seated or sent, told at the table as the
+    host's doing. TableError (`not_host`) unless the user is the table's creator or an
+    administrator (app/lobby/invites.py `Access.may_host`)."""
     app: Flask = current_app
-    with app.extensions[DB].session() as s:
-        table = s.get(Table, table_id)
-        creator = None if table is None or table.closed else table.created_by
-    if creator is None or creator != user_id:
-        raise TableError("not_creator", "only the table's creator seats bots")
+    if not app.extensions[LOBBY].access.may_host(table_id, user.id):
+        raise TableError("not_host", "only the table's creator or an administrator seats bots")
     live = live_table(app, table_id)
+    if fill and live.snapshot().host["locked"]:
+        raise TableError("not_now", "the host locked the seats: unlock them first")
     if fill:
         names = fill_table(app, live.id)
         snap = live.snapshot()
         if not names and _bots().room(snap) and not snap.variant.rules.get("practice"):
             raise house_short(app, _bots().stake(snap))
-        return names
-    names = _bots().clear(live)
-    app.extensions[LOBBY].publish(live.id)
+    else:
+        names = _bots().clear(live)
+        app.extensions[LOBBY].publish(live.id)
+    if names:
+        live.host(user, "bots_fill" if fill else "bots_clear")
     return names
 
 
 def _toggle(player: Player, payload: dict[str, Any]) -> dict[str, Any]:
     """`table:bots` {table, fill} (docs/protocol.md)."""
     try:
-        return {"ok": True, "bots": toggle(player.id, payload["table"], payload["fill"])}
+        person = Person(player.id, player.name)
+        return {"ok": True, "bots": toggle(person, payload["table"], payload["fill"])}
     except TableError as refused:
-        return protocol.refuse("table:bots", refused.reason)
+        return {**protocol.refuse("table:bots", refused.reason), "code": refused.code}
 
 
 @bp.post("/tables/<id:table_id>/bots")
@@ -157,7 +161,7 @@ def toggle_form(table_id: int) -> Any:
     user = current_user()
     assert user is not None and user.id is not None
     try:
-        toggle(user.id, table_id, request.form.get("fill") == "1")
+        toggle(Person(user.id, user.name), table_id, request.form.get("fill") == "1")
     except TableError as refused:
         # Said in place, under the table's row of «Мои столы» (`own_tables`), in the page's
         # words: how much the house has, what a bot needs, who can fund it.

@@ -20,7 +20,7 @@ import secrets
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import col, select
 
-from app.models import Database, Table, TableGuest
+from app.models import Database, Table, TableGuest, User
 
 TOKEN_BYTES = 16  # 128 bits: token_urlsafe writes them in 22 characters
 PATH = "/invite/"
@@ -69,6 +69,16 @@ class Access:
         if guest is not None:
             self._guests.add((table_id, user_id))
         return guest is not None
+
+    def may_host(self, table_id: int, user_id: int) -> bool:
+        """Whether the user holds the table's host controls (docs/hosting.md, «The host's
+        table menu»): its creator or an administrator, at an open table. Read each time:
+        an administrator may be named or removed while the table plays."""
+        with self.db.session() as s:
+            table, user = s.get(Table, table_id), s.get(User, user_id)
+            if table is None or table.closed or user is None:
+                return False
+            return table.created_by == user_id or user.is_admin
 
     def accept(self, token: str, user_id: int) -> int | None:
         """Follow an invite link: the open table's id (the user now its guest), else None."""

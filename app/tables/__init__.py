@@ -31,7 +31,7 @@ def init_app(app: Flask) -> None:
     presence = app.extensions[PRESENCE]
     presence.on_connect.append(tables.connected)
     presence.on_disconnect.append(tables.disconnected)
-    sockets.init_app(tables, lobby.access.may_enter)
+    sockets.init_app(tables, lobby.access.may_enter, lobby.access.may_host)
     tables.hooks.seat_freed.append(Reveal(app.extensions[DB], tables.present).seat_freed)
     app.extensions[EXTENSION] = tables
 

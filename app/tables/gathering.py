@@ -240,6 +240,13 @@ class Gathering:
         self.open, self.deadline = False, None
         return Event("gathering_lapsed", None, {})
 
+    def pause(self) -> None:
+        """The host paused the table: no gathering runs, its answers are void (each «Готов»
+        is given again after the pause); the seeds offered stay (docs/fairness.md)."""
+        self.stop()
+        self.extended, self.deadline, self.dark = False, None, None
+        self.answers.clear()
+
     def stop(self) -> None:
         """The table closed: a timer already due does nothing now."""
         self.open = False

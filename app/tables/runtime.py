@@ -37,6 +37,7 @@ from app.engine.fairness import FairnessError, check_seed
 from app.engine.hand import Action, Event, Hand
 from app.engine.variants import Variant
 
+from .chair import SWITCHES, Chair, host_event
 from .gathering import EXTEND, START, Gathering
 from .model import CLOSED, GATHERING, PLAYING, SKIP, WAITING, Member, Person, TableError
 from .play import Play
@@ -67,6 +68,9 @@ class Hooks:
     seat_freed: list[Callable[[int, str], None]] = field(default_factory=list)
     closed: list[Callable[[int], None]] = field(default_factory=list)
     voice: Callable[[int], Mapping[str, Mapping[str, bool]]] = no_voice
+    #: `muted(table, name, on)`: the host muted (or gave back) his microphone here (chair.py);
+    #: the voice chat holds it off at the SFU. Under the table's lock: it never waits.
+    muted: list[Callable[[int, str, bool], None]] = field(default_factory=list)
 
 
 @dataclass
@@ -110,6 +114,7 @@ class LiveTable:
         self.play = Play(table_id, books, self.scheduler, self.manners, self._turn_expired)
         self.watching = Watchers(table_id, services.emit, self.scheduler, self._offline_expired)
         self.news = News()
+        self.chair = Chair()  # the host's pause, lock, rules and mutes (chair.py)
         self._occupancy = self.occupancy()
 
     # --- reading (no lock: a read of the current state) ---------------------------------
@@ -175,6 +180,7 @@ class LiveTable:
                 players=players,
                 fair=self.play.fair(gathering.fairness.next.commit),
                 hand_id=self.play.hand_id,
+                host=self.chair.frozen(),
                 voice=dict(self.services.hooks.voice(self.id)),
                 now=time.time(),
             )
@@ -243,7 +249,7 @@ class LiveTable:
                 return
             if self.member(person.name) is None:
                 return
-            if self.manners.stand_offline:
+            if self.manners.stand_offline and not self.chair.paused:  # no timer while paused
                 self.watching.arm_offline(person.name, self.variant["offline_seconds"])
             events = self.play.dropped(person.name)
             if events:
@@ -269,7 +275,7 @@ class LiveTable:
             self.seating.check_elsewhere(person, bool(self.variant.rules.get("practice")))
             stack = self.seating.check_money(person, stack, self.variant)
             free = self.seating.free_seat(seat)
-            if free is None:
+            if free is None or self.chair.locked:  # the host locked the seats: he waits
                 self._changed([self.seating.enqueue(person, stack)])
             else:
                 self._changed([self.seating.place(person, free, stack)])
@@ -277,32 +283,36 @@ class LiveTable:
     def take_free_seat(self, person: Person, stack: int | None) -> bool:
         """Sit down if a seat is free; a full table queues nobody (the bots, app/bots/)."""
         with self.lock:
-            if self.seating.free_seat(None) is None:
+            if self.seating.free_seat(None) is None or self.chair.locked:
                 return False
             self.sit(person, None, stack)
             return True
 
-    def _stand(self, members: list[Member], why: str) -> list[Event]:
-        """Free their seats now, or after the hand for those who play in it (S-1.7)."""
+    def _stand(self, members: list[Member], why: str, by: str | None = None) -> list[Event]:
+        """Free their seats now, or after the hand for those who play in it (S-1.7); `by`:
+        the host who stood them up (why "host")."""
         events: list[Event] = []
+        told = {"by": by} if by else {}
         for member in members:
             if self.play.in_hand(member.name):
-                self.seating.leaves_after_hand(member)
-                events += [Event("leaving", member.name, {"why": why}), *self._advance()]
+                self.seating.leaves_after_hand(member, by)
+                events += [Event("leaving", member.name, {"why": why, **told}), *self._advance()]
                 continue
-            events.append(self.seating.free(member, why))
+            events.append(self.seating.free(member, why, by))
             self.gathering.forget(member.name)
             for hook in self.services.hooks.seat_freed:
                 hook(self.id, member.name)
-            events += self.seating.seat_from_queue()
+            if not self.chair.locked:  # a locked table's queue waits for the host
+                events += self.seating.seat_from_queue()
         return events
 
-    def stand(self, person: Person) -> None:
+    def stand(self, person: Person, why: str = "left", by: str | None = None) -> None:
+        """He stands up, or leaves the queue; or the host `by` stands him up (why "host")."""
         with self.lock:
             dequeued = self.seating.dequeue(person.name)
             if dequeued is not None:
                 return self._changed([dequeued])
-            events = self._stand([self.seating.seated(person)], "left")
+            events = self._stand([self.seating.seated(person)], why, by)
             if not self.play.playing and self.gathering.complete():
                 with contextlib.suppress(TableError):  # not now: the gathering timer retries
                     events += self._start_hand()
@@ -321,6 +331,8 @@ class LiveTable:
                     raise TableError("bad_request", str(e)) from None
             if self.phase == PLAYING:
                 raise TableError("not_now", "a hand is in play; answer when it ends")
+            if self.chair.paused:
+                raise TableError("paused", "the host paused the table: the next hand waits")
             member = self.seating.seated(person)
             self.seating.refresh([member.name])
             self.gathering.check(member, kind)
@@ -419,16 +431,26 @@ class LiveTable:
         if hand.next_dealer is not None and self.member(hand.next_dealer) is not None:
             self.gathering.deals_next(hand.next_dealer)
         events = [over]
+        rules, told = self.chair.take_pending()
+        if rules and self.set_rules(rules):  # the host's change: the next hand plays it
+            events.append(told)
+            self.services.seats_changed(self.id)  # the lobby lists the new stakes
         for member, why in self.seating.after_hand():
-            events += self._stand([member], why)
+            events += self._stand([member], why, member.stood_by)
         if self.manners.gather_after_hand:
             events += self._stand(
                 self.seating.broke(self.hand_cls, self.variant, self.watching.bots()), "money"
             )
-        events += self.seating.seat_from_queue()
-        if self.manners.gather_after_hand and len(self.seating.members()) >= 2:
+        if not self.chair.locked:
+            events += self.seating.seat_from_queue()
+        if self._gathers():
             events.append(self.gathering.start_timer())  # S-1.6: «Новая раздача»
         return events
+
+    def _gathers(self) -> bool:
+        """Between hands a gathering opens by itself (S-1.6), unless the host paused."""
+        members = len(self.seating.members())
+        return self.manners.gather_after_hand and not self.chair.paused and members >= 2
 
     # --- recovery (C-8.5), rules, the administrator -------------------------------------
     def resume(
@@ -489,6 +511,55 @@ class LiveTable:
                 self.watching.send(sid, CLOSED, {"table": self.id, "reason": reason})
                 self.watching.remove(sid)
             return result
+
+    # --- the host's controls (chair.py; who hosts: app/lobby/invites.py) -----------------
+    def host(
+        self, by: Person, do: str, player: str | None = None, rules: Mapping[str, Any] | None = None
+    ) -> None:
+        """A host's control (docs/protocol.md, «table:host»; the chair's state: chair.py),
+        told to every watcher with his name; `bots_fill`/`bots_clear` only tell what the
+        bots' service did (app/bots/). A bad argument changes nothing."""
+        with self.lock:
+            target = None if player is None else self.member(player)
+            if do in ("stand", "mute", "unmute") and target is None:
+                raise TableError("bad_request", f"nobody named {player!r} is seated here")
+            absent = [m.name for m in self.seating.members() if not self.watching.connected(m.name)]
+            events: list[Event]
+            if do in SWITCHES:
+                events = [self.chair.switch(by.name, do)]
+                if do == "pause":
+                    self.gathering.pause()  # its answers are void: «Готов» again after
+                    self.watching.cancel_offline(absent)
+                elif do == "resume":
+                    if self.manners.stand_offline:
+                        for name in absent:
+                            self.watching.arm_offline(name, self.variant["offline_seconds"])
+                    if self._gathers() and self.phase == WAITING:
+                        events.append(self.gathering.start_timer())
+                elif do == "unlock":
+                    events += self.seating.seat_from_queue()
+            elif do == "stand" and target is not None:
+                return self.stand(target.person, "host", by.name)  # `stood` names him
+            elif do in ("mute", "unmute") and target is not None:
+                events = [self.chair.mute(by.name, target.name, do == "mute")]
+                for hook in self.services.hooks.muted:
+                    hook(self.id, target.name, do == "mute")
+            elif do == "rules":
+                told, now = self.chair.change(by.name, self.variant, rules or {}, self.play.playing)
+                events = [told]
+                if now and self.set_rules(now):
+                    self.services.seats_changed(self.id)  # the lobby lists the new stakes
+            elif do in ("bots_fill", "bots_clear"):
+                events = [host_event(by.name, do)]
+            else:
+                raise TableError("bad_request", f"no host control {do!r}")
+            self._changed(events)
+
+    def ask_to_speak(self, person: Person) -> None:
+        """A player the host muted asks to speak again: the host sees it (`host.asking`)."""
+        with self.lock:
+            self.seating.seated(person)
+            self._changed([self.chair.ask(person.name)])
 
     # --- chat (C-8.4, S-1.7), voice (C-8.3) ---------------------------------------------
     def say(self, sid: str, text: str | None, phrase: int | None) -> None:

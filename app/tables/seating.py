@@ -143,9 +143,11 @@ class Seating:
         return stack
 
     # --- changes --------------------------------------------------------------------------
-    def leaves_after_hand(self, member: Member) -> None:
-        """He left while playing in the hand: his seat is freed when it ends (S-1.7)."""
+    def leaves_after_hand(self, member: Member, by: str | None = None) -> None:
+        """He left (or the host `by` stood him up) while playing in the hand: his seat is
+        freed when it ends (S-1.7)."""
         member.leaving = True
+        member.stood_by = member.stood_by or by
 
     def idle_after_hand(self, name: str) -> None:
         """He let his own timer run out: stood up when the hand ends (C-1.7's Decision)."""
@@ -154,8 +156,12 @@ class Seating:
             member.idle = True
 
     def after_hand(self) -> list[tuple[Member, str]]:
-        """Who stands up now that the hand ended, and why ("idle" or "left")."""
-        return [(m, "idle" if m.idle else "left") for m in self.members() if m.leaving or m.idle]
+        """Who stands up now that the hand ended, and why ("host", "idle" or "left")."""
+        return [
+            (m, "host" if m.stood_by else "idle" if m.idle else "left")
+            for m in self.members()
+            if m.leaving or m.idle
+        ]
 
     def free_seat(self, seat: int | None) -> int | None:
         """The seat `person` asked for (checked), the first free one for None; None when
@@ -192,13 +198,13 @@ class Seating:
         self.refresh([person.name])
         return Event("sat", person.name, {"seat": seat})
 
-    def free(self, member: Member, why: str) -> Event:
+    def free(self, member: Member, why: str, by: str | None = None) -> Event:
         """The seat is empty again, the stack back in the balance (S-1.5)."""
         if self.books.stacks:
             self.books.cash_out([member.person.id])
         self.seats[member.seat] = None
         self._money.pop(member.name, None)
-        return Event("stood", member.name, {"why": why})
+        return Event("stood", member.name, {"why": why, **({"by": by} if by else {})})
 
     def seat_from_queue(self) -> list[Event]:
         """C-1.2: a freed seat goes to the head of the queue."""

@@ -25,8 +25,11 @@ from .runtime import LiveTable
 
 STATE = "table:state"
 TABLE = {"table": int}
-#: Whether a user may see a table (app/lobby/invites.py: private tables).
+#: Whether a user may see a table (app/lobby/invites.py: private tables); `MayHost` the
+#: same shape: whether he holds its host controls (its creator, an administrator).
 MayEnter = Callable[[int, int], bool]
+#: The host's controls (docs/protocol.md, «table:host»); the bots' are `table:bots`.
+HOST_CONTROLS = ("pause", "resume", "lock", "unlock", "stand", "mute", "unmute", "rules")
 
 
 def _sid() -> str:
@@ -84,7 +87,22 @@ def _act(live: LiveTable, person: Person, payload: dict[str, Any]) -> None:
     metrics.ACTION_SECONDS.observe(time.perf_counter() - started)
 
 
-def init_app(tables: Tables, may_enter: MayEnter) -> None:
+def _host(may_host: MayEnter) -> Callable[[LiveTable, Person, dict[str, Any]], None]:
+    """`table:host`: refused (`not_host`) to anyone but the table's creator and the
+    administrators, before anything is read of the arguments."""
+
+    def run(live: LiveTable, person: Person, payload: dict[str, Any]) -> None:
+        if not may_host(live.id, person.id):
+            raise TableError("not_host", "only the table's creator or an administrator hosts it")
+        do = payload["do"]
+        if do not in HOST_CONTROLS:
+            raise TableError("bad_request", f'"do" is one of {", ".join(HOST_CONTROLS)}')
+        live.host(person, do, payload.get("player"), payload.get("rules"))
+
+    return run
+
+
+def init_app(tables: Tables, may_enter: MayEnter, may_host: MayEnter) -> None:
     def on(name: str, run: Any, required: protocol.Shape | None = None, **optional: type) -> None:
         """Every table event names its table; `required`/`optional` add its own fields."""
         protocol.on(
@@ -113,3 +131,5 @@ def init_app(tables: Tables, may_enter: MayEnter) -> None:
     on("table:act", _act, required={"version": int, "do": str}, to=int, deal=str)
     on("table:chat", lambda live, person, p: live.say(_sid(), p.get("text"), p.get("phrase")),
        text=str, phrase=int)  # fmt: skip
+    on("table:host", _host(may_host), required={"do": str}, player=str, rules=dict)
+    on("table:ask_speak", lambda live, person, p: live.ask_to_speak(person))

@@ -67,6 +67,7 @@ class Snapshot:
     hand_id: int | None
     voice: Mapping[str, Mapping[str, bool]]  # each voice member's {"in", "mic", "listen"}
     now: float
+    host: Mapping[str, Any]  # the host's chair (chair.py): paused, locked, muted, asking, pending
 
     def member(self, name: str | None) -> Sitter | None:
         return next((s for s in self.seats if s is not None and s.name == name), None)
@@ -132,6 +133,7 @@ def told(snap: Snapshot) -> Told:
         "notice": snap.notice,
         "seats": seats,
         "queue": list(snap.queue),
+        "host": dict(snap.host),
     }
     voiced = [
         None if seat is None else {**seat, "voice": dict(snap.voice.get(seat["name"], NO_VOICE))}
@@ -190,7 +192,7 @@ def can(snap: Snapshot, member: Sitter | None, queued: bool) -> list[str]:
     if member is None:
         return ["stand"] if queued else ["sit"]
     buttons = ["stand"]
-    if snap.phase != PLAYING and member.answer is None:
+    if snap.phase != PLAYING and member.answer is None and not snap.host["paused"]:
         buttons += [READY, SKIP]
         if snap.dark_candidate == member.name:
             buttons.append(DARK)

@@ -108,6 +108,7 @@ class VoiceHub:
         self._outbox: deque[tuple[str, int, dict[str, Any]]] = deque()
         self._queued: Counter[int] = Counter()  # table → its requests not yet sent
         self._sending = False  # a task sends the outbox
+        self._held: set[tuple[int, str]] = set()  # microphones the host muted (`hold`)
         self.supervisor: Supervisor | None = None
 
     def attach(self, supervisor: Supervisor) -> None:
@@ -134,6 +135,8 @@ class VoiceHub:
         peer is connected (`on_sfu_event`)."""
         with self._lock:
             member = self._tables.setdefault(table, {}).setdefault(player, VoiceMember())
+            if (table, player) in self._held:
+                member.mic = False
         self.sent(table)  # his last voice's `leave` first, or the SFU would end this one
         self._sfu_join(table, player, member)
         return {
@@ -165,8 +168,25 @@ class VoiceHub:
 
     def set_mic(self, table: int, player: str, on: bool) -> None:
         """Mic toggle (the table shows the muted mark). Kept even while the SFU restarts:
-        the new one gets it with the re-join."""
+        the new one gets it with the re-join. Refused while the host holds it muted."""
+        if on and (table, player) in self._held:
+            raise VoiceError("the host muted your microphone at this table: ask to speak")
         self._toggle("mic", table, player, on)
+
+    def hold(self, table: int, player: str, held: bool) -> None:
+        """The host muted his microphone at this table (app/tables/chair.py), or gave it
+        back: while held, the SFU forwards nothing of his (his `mic` off there, whatever his
+        page sends) and `set_mic` refuses to switch it on; given back, it stays off until
+        he switches it on. Called under the table's lock: queued, it never waits."""
+        with self._lock:
+            if not held:
+                self._held.discard((table, player))
+                return
+            self._held.add((table, player))
+            member = self._tables.get(table, {}).get(player)
+            if member is not None:
+                member.mic = False
+                self._queue("mic", table, player=player, on=False)
 
     def set_listen(self, table: int, player: str, on: bool) -> None:
         """Listen toggle (the table shows the not-listening mark)."""
@@ -207,6 +227,7 @@ class VoiceHub:
         """The table closes: every peer of its room goes."""
         with self._lock:
             self._tables.pop(table, None)
+            self._held = {held for held in self._held if held[0] != table}
             self._queue("close", table)
 
     def sent(self, table: int, within: float = REQUEST_TIMEOUT) -> bool:

@@ -140,6 +140,7 @@ def start(app: Flask) -> None:
     hooks = tables.hooks
     hooks.voice = hub.marks
     hooks.seat_freed.append(hub.forget)
+    hooks.muted.append(hub.hold)
     hooks.closed.append(hub.close)
     app.extensions[EXTENSION] = hub
 

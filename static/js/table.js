@@ -13,6 +13,7 @@ import { applyProtocol, EVENTS, tableAction } from "./protocol.js";
 import { TableCheck } from "./fair.js";
 import { VoiceTuning } from "./voice_tuning.js";
 import { AskChips, tableHostAsks } from "./asks.js";
+import { HostMenu } from "./host.js";
 
 const $ = (sel) => document.querySelector(sel);
 const page = document.body.dataset;
@@ -180,6 +181,9 @@ function receive(msg) {
     local.note = t("stood_money", { ante: state.table.ante });
     asking.show(null);
   }
+  const byHost = state.news.find((e) => e.kind === "stood" && e.player === state.me && e.why === "host");
+  if (byHost) local.note = t("host.stood", { by: byHost.by }); // beside «Сесть за стол»
+  host.update(msg);
   if (state.view !== before) effects(before, state.view, state.news);
   const inHand = state.phase === "playing" && (state.view?.players || []).some((p) => p.name === state.me);
   attention.state({ myTurn: (state.view?.awaiting || []).includes(state.me), inHand, tableName: state.table.name });
@@ -246,6 +250,12 @@ let wantsSeat = false;
 const { socket, end } = connect($("[data-net]"), t, { table: tableId });
 // «Попросить фишки» for a player short of money, the requests' badge for an administrator.
 const asking = new AskChips(socket, () => t, { root: $("#ask-chips"), tableId, hosts: JSON.parse($("#ask-chips").dataset.hosts), toast: (text) => toast(text) });
+// The host's menu (its creator's, an administrator's) and what everyone sees of it.
+const host = new HostMenu(socket, () => t, {
+  tableId,
+  els: { status: $("#host-status"), body: $("#host-body"), badge: $("#host-badge"), log: $("#host-log"), chat: $("#chat-list") },
+  muteMine: () => voice?.mic && voice.setMic(false).then(showVoice, () => {}),
+});
 if ($("#asks-badge")) tableHostAsks(socket, () => t, { badge: $("#asks-badge"), list: $("#asks-list") });
 /** His balance changed (a grant, an approved request): no stale «Не хватает денег», and a
  * player refused a seat for money tries again — at a table of stacks the buy-in is asked. */
@@ -579,7 +589,7 @@ async function toggleVoice(which) {
 }
 
 // With push-to-talk a running voice's «Микрофон» is held, not pressed (voice_tuning.js).
-$("#mic").addEventListener("click", () => tuning.holdsMic() || toggleVoice("mic"));
+$("#mic").addEventListener("click", () => (host.mutedMe() && !voice?.mic ? toast(t("host.you_muted")) : tuning.holdsMic() || toggleVoice("mic")));
 $("#listen").addEventListener("click", () => toggleVoice("listen"));
 for (const event of ["voice:slots", "voice:peer", "voice:restart"]) {
   socket.on(event, (payload) => voice?.handle(event, payload));

@@ -30,6 +30,8 @@ EVENTS: list[tuple[str, dict[str, Any]]] = [
     ("table:chat", {"phrase": 0}),
     ("table:leave", {}),
     ("table:bots", {"fill": True}),
+    ("table:host", {"do": "pause"}),
+    ("table:ask_speak", {}),
 ]
 
 

@@ -1,0 +1,121 @@
+"""The host's table menu in Chromium (docs/hosting.md, «The host's table menu»): Иван opens a
+table, Мария and Ёж sit at it; Иван's menu pauses and resumes, locks the seats, changes the
+ante between hands, mutes Мария (she asks to speak, he unmutes her) and stands Ёж up — and
+the other pages see each of these, named with who did it, in their own words. Мария's page
+has no menu. Screenshots of each new state at 360×740, 390×844 and 1280×800."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from playwright.sync_api import Page, expect
+
+from .conftest import DESKTOP, Crowd, Player
+
+PHONE_390 = {"width": 390, "height": 844}
+SIZES = ({"width": 360, "height": 740}, PHONE_390, DESKTOP)
+
+
+def shots(player: Player, folder: Path, name: str) -> None:
+    """`name` at both sizes, the page back at its own size after."""
+    own = player.page.viewport_size
+    for size in SIZES:
+        player.page.set_viewport_size(size)
+        player.shot(folder, f"host-{name}")
+    if own:
+        player.page.set_viewport_size(own)
+
+
+def menu(page: Page, label: str, row: str | None = None) -> None:
+    """Click `label` in the host's menu (in the row of player `row`), opening it first."""
+    panel = page.locator("#host-panel")
+    if panel.is_hidden():
+        page.locator("#host-menu").click()
+    expect(panel).to_be_visible()
+    scope = panel.locator(".host-players li", has_text=row) if row else panel
+    scope.locator("button", has_text=label).first.click()
+
+
+def close_panels(page: Page) -> None:
+    panel = page.locator(".panel:not([hidden])")
+    if panel.count():
+        panel.locator("[data-close]").click()
+
+
+def test_the_hosts_menu_seen_by_the_other_players(crowd: Crowd, artifacts: Path) -> None:
+    ivan = crowd.add(DESKTOP, "Иван")
+    maria = crowd.add(DESKTOP, "Мария")
+    yozh = crowd.add(DESKTOP, "Ёж")
+    table = ivan.new_table("Пятница", "classic", 4)
+    for p in (maria, yozh):
+        p.open_table(table, watch=False)
+        expect(p.page.locator(f'.seat[data-seat="{p.name}"]')).to_be_visible()
+    expect(ivan.page.locator(f'.seat[data-seat="{yozh.name}"]')).to_be_visible()
+    expect(maria.page.locator("#host-menu")).to_have_count(0)  # not hers: no menu at all
+    ivan.page.locator("#host-menu").click()
+    expect(ivan.page.locator("#host-panel")).to_be_visible()
+    shots(ivan, artifacts, "menu")
+
+    # Pause (between hands: at once), and Мария reads it, with who paused.
+    menu(ivan.page, "Пауза после раздачи")
+    status = maria.page.locator("#host-status")
+    expect(status).to_have_text("Пауза")
+    expect(maria.page.locator("#chat-list .host-line").last).to_have_text(
+        f"{ivan.name} ставит игру на паузу после раздачи"
+    )
+    expect(maria.bar("Готов")).to_have_count(0)  # no gathering while paused
+    shots(maria, artifacts, "paused")
+    menu(ivan.page, "Продолжить игру")
+    expect(status).to_be_hidden()
+    expect(maria.bar("Готов")).to_have_count(1)
+
+    # Lock the seats.
+    menu(ivan.page, "Закрыть места")
+    expect(status).to_have_text("Места закрыты")
+    expect(maria.page.locator("#chat-list .host-line").last).to_have_text(
+        f"{ivan.name} закрыл места за столом"
+    )
+    shots(maria, artifacts, "locked")
+    menu(ivan.page, "Открыть места")
+    expect(status).to_be_hidden()
+
+    # The ante between hands: the next hand's, in Мария's words.
+    form = ivan.page.locator("#host-panel .host-rules")
+    form.locator("input[name=ante]").fill("20")
+    form.locator("button[type=submit]").click()
+    expect(maria.page.locator("#chat-list .host-line").last).to_have_text(
+        f"{ivan.name} изменил правила: анте 20 ₽"
+    )
+    expect(maria.page.locator("#history-panel #host-log")).to_contain_text("анте 20 ₽")
+    expect(ivan.page.locator("#host-panel input[name=ante]")).to_have_value("20")
+    maria.page.locator('[data-panel="history-panel"]').click()
+    shots(maria, artifacts, "rules-log")
+    close_panels(maria.page)
+
+    # Mute Мария's microphone: she is told, asks to speak; Иван sees it and unmutes her.
+    menu(ivan.page, "Выключить микрофон", row=maria.name)
+    expect(status).to_contain_text("Ведущий выключил вам микрофон за этим столом.")
+    shots(maria, artifacts, "muted")
+    status.locator("button", has_text="Попросить слова").click()
+    expect(status).to_contain_text("Вы попросили слова")
+    asking = ivan.page.locator("#host-panel .host-players li", has_text=maria.name)
+    expect(asking).to_contain_text("Просит слова")
+    expect(ivan.page.locator("#host-badge")).to_have_text("1")
+    shots(ivan, artifacts, "asking")
+    menu(ivan.page, "Включить микрофон", row=maria.name)
+    expect(status).to_be_hidden()
+    expect(maria.page.locator("#chat-list .host-line").last).to_have_text(
+        f"{ivan.name} включил микрофон: {maria.name}"
+    )
+
+    # Stand Ёж up: he reads who did it, with «Сесть за стол»; Мария sees his seat go.
+    menu(ivan.page, "Поднять", row=yozh.name)
+    expect(yozh.page.locator("#actions .note")).to_have_text(f"{ivan.name} поднял вас из-за стола.")
+    expect(yozh.bar("Сесть за стол")).to_have_count(1)
+    expect(maria.page.locator(f'.seat[data-seat="{yozh.name}"]')).to_have_count(0)
+    expect(maria.page.locator("#chat-list .host-line").last).to_have_text(
+        f"{ivan.name} поднял из-за стола: {yozh.name}"
+    )
+    shots(yozh, artifacts, "stood")
+    for p in (ivan, maria, yozh):
+        assert p.errors == [], p.errors
