@@ -18,11 +18,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from sqlmodel import select
+from sqlmodel import col, select
 
 from app import ledger
 from app.lobby.service import create_table
-from app.models import Database, HandRecord, Table, User
+from app.models import Account, Database, HandRecord, LedgerEntry, Table, User
 
 from .conftest import SVARA, WAIT, Browser, Server, start_server, unique_name
 
@@ -127,6 +127,23 @@ def balances(server: Server, names: list[str]) -> dict[str, int]:
             out[name] = ledger.user_balance(s, user.id)
     db.dispose()
     return out
+
+
+def grants(server: Server, name: str) -> list[tuple[int, str, str]]:
+    """(amount, reason, actor) of the grants to `name`'s balance, oldest first."""
+    db = database(server)
+    try:
+        with db.session() as s:
+            user = s.exec(select(User).where(User.name == name)).one()
+            rows = s.exec(
+                select(LedgerEntry.amount, LedgerEntry.reason, LedgerEntry.actor)
+                .join(Account, col(Account.id) == LedgerEntry.account_id)
+                .where(Account.user_id == user.id, LedgerEntry.kind == "grant")
+                .order_by(col(LedgerEntry.id))
+            ).all()
+            return [(a, r, w) for a, r, w in rows]
+    finally:
+        db.dispose()
 
 
 def books(server: Server) -> ledger.Books:
