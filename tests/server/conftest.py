@@ -16,7 +16,7 @@ import ssl
 import subprocess
 import sys
 import threading
-from collections.abc import Coroutine, Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -155,6 +155,25 @@ def start_server(
         server.kill()
         raise
     return server
+
+
+@contextlib.contextmanager
+def servers(root: Path, **defaults: str) -> Iterator[Callable[..., Server]]:
+    """A way to start servers on fresh instances below `root`, each with `defaults` under its
+    own settings: `run(*options, async_mode="eventlet", **env)`. All are stopped on the way
+    out, whatever happened."""
+    started: list[Server] = []
+
+    def run(*options: str, async_mode: str = "eventlet", **env: str) -> Server:
+        instance = root / f"i{len(started)}"
+        started.append(start_server(instance, async_mode, *options, **{**defaults, **env}))
+        return started[-1]
+
+    try:
+        yield run
+    finally:
+        for server in started:
+            server.stop()
 
 
 @pytest.fixture(scope="session", params=ASYNC_MODES)
