@@ -95,6 +95,15 @@ def artifacts() -> Path:
     return ARTIFACTS
 
 
+def sign_up(page: Page, name: str) -> None:
+    """Fill the «Регистрация» form open on `page` with `name` and the test password, and send
+    it."""
+    page.fill("input[name=name]", name)
+    page.fill("input[name=password]", PASSWORD)
+    page.fill("input[name=confirm]", PASSWORD)
+    page.click("form button[type=submit]")
+
+
 @dataclass
 class Player:
     """One person in their own browser context, with what went wrong on their pages."""
@@ -120,12 +129,8 @@ class Player:
 
     def fill_registration(self) -> None:
         """Fill the registration form with this name and send it."""
-        page = self.page
-        page.goto(self.base + "/register")
-        page.fill("input[name=name]", self.name)
-        page.fill("input[name=password]", PASSWORD)
-        page.fill("input[name=confirm]", PASSWORD)
-        page.click("form button[type=submit]")
+        self.page.goto(self.base + "/register")
+        sign_up(self.page, self.name)
 
     def new_table(self, name: str, variant: str, seats: int) -> int:
         """Open a table from the lobby form («Открыть стол» opens the new table's page); its

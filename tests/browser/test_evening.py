@@ -26,7 +26,7 @@ from tests.server.conftest import Browser as Http
 from tests.server.conftest import Server, unique_name
 from tests.server.tablekit import admin, database, grants
 
-from .conftest import DESKTOP, PASSWORD, TIMEOUT_MS, Crowd, Player
+from .conftest import DESKTOP, TIMEOUT_MS, Crowd, Player, sign_up
 from .test_languages import CYRILLIC, RUSSIAN_LETTERS, choose_language
 
 PHONE = {"width": 390, "height": 844}
@@ -98,10 +98,7 @@ def test_a_friend_signs_up_from_the_invite_asks_for_chips_and_is_seated(
     fp.click("#to-register")
     pw_expect(fp).to_have_url(re.compile(r"/register\?next="))
     pw_expect(fp.locator("#invited")).to_have_text("Вас пригласили за стол «Пятница»")
-    fp.fill("input[name=name]", friend.name)
-    fp.fill("input[name=password]", PASSWORD)
-    fp.fill("input[name=confirm]", PASSWORD)
-    fp.click("form button[type=submit]")
+    sign_up(fp, friend.name)
     pw_expect(fp).to_have_url(re.compile(r"/table/\d+$"))
     table_id = int(fp.url.rsplit("/", 1)[1])
     # A new player has 0 ₽: he watches, told what is missing and who can add it (C-0.1).
