@@ -297,6 +297,17 @@ def seat(
     return players
 
 
+def seat_and_ready(server: Server, players: list[Player], money: int) -> None:
+    """`players` (named as they are) each get `money`, join and sit, then all press «Готов»
+    (C-1.3): the hand is dealt."""
+    for p in players:
+        grant(server, p.name, money)
+        p.join()
+        p.sit()
+    for p in players:
+        assert p.call("table:ready") == {"ok": True}
+
+
 def choose(legal: list[dict[str, Any]], rng: random.Random) -> dict[str, Any]:
     """A random legal decision; a range (a raise) at its lowest amount."""
     option = dict(rng.choice(legal))
