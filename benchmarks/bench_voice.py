@@ -28,6 +28,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from app.voice.supervisor import end_sfu
 from rtc import passthrough
 from rtc.ice import offer_addresses
 from tests.voicekit import EncodedToneTrack, Participant, SfuConnection
@@ -66,13 +67,7 @@ def running_sfu(folder: Path) -> Iterator[tuple[subprocess.Popen[str], Path]]:
         assert process.stdout is not None and process.stdout.readline().strip() == "ready"
         yield process, path
     finally:
-        assert process.stdin is not None
-        process.stdin.close()  # the SFU closes its rooms and exits
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=30)
+        end_sfu(process, timeout=30)
 
 
 async def measure(

@@ -21,6 +21,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable
+from typing import Any
 
 from .client import (
     EventSink,
@@ -169,16 +170,23 @@ class Supervisor:
             return
         if hung:
             process.kill()
-        if process.stdin is not None:
-            with contextlib.suppress(OSError):
-                process.stdin.close()  # the SFU closes its rooms and exits
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
+        end_sfu(process, timeout=10)
 
     def stop(self) -> None:
         """Stop watching and end the SFU (blocks until it exited, bounded)."""
         self._running = False
         self._stopped.wait(timeout=30)
+
+
+def end_sfu(process: subprocess.Popen[Any], timeout: float) -> None:
+    """Ask an SFU process to end (its stdin closes: it closes its rooms and exits) and wait
+    for it; killed when it has not ended within `timeout` seconds. The supervisor's and the
+    voice benchmark's SFU end the same way."""
+    if process.stdin is not None:
+        with contextlib.suppress(OSError):
+            process.stdin.close()
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=timeout)

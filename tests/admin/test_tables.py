@@ -134,29 +134,12 @@ def test_variants_create_show_use_delete(admin: Admin) -> None:
 
 def test_variant_refusals_change_nothing(admin: Admin) -> None:
     admin.ok("variant", "create", "quick", "--from", "classic")
-    admin.refused(
-        "variant",
-        "create",
-        "x2",
-        "--from",
-        "classic",
-        "--set",
-        "nope=1",
-        match="unknown rule key 'nope'",
-    )
-    admin.refused(
-        "variant",
-        "create",
-        "x2",
-        "--from",
-        "classic",
-        "--set",
-        "ante=0",
-        match="ante must be between",
-    )
-    admin.refused(
-        "variant", "create", "x2", "--from", "classic", "--set", "dark=maybe", match="true or false"
-    )
+    for rule, why in (
+        ("nope=1", "unknown rule key 'nope'"),
+        ("ante=0", "ante must be between"),
+        ("dark=maybe", "true or false"),
+    ):
+        admin.refused("variant", "create", "x2", "--from", "classic", "--set", rule, match=why)
     admin.refused("variant", "create", "x2", "--from", "poker", match="unknown variant")
     admin.refused("variant", "create", "quick", "--from", "classic", match="exists")
     admin.refused("variant", "create", "classic", "--from", "classic", match="exists")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -40,11 +41,19 @@ PASSWORD = "correct horse battery"
 pw_expect.set_options(timeout=TIMEOUT_MS)
 
 
+@contextmanager
+def serving(tmp_path_factory: pytest.TempPathFactory, name: str, **env: str) -> Iterator[Server]:
+    """A real server (eventlet, the designed mode) on an instance of its own, with `env` (its
+    SVARA_* settings); stopped on the way out, whatever happened."""
+    server = start_server(tmp_path_factory.mktemp(name), "eventlet", **env)
+    with stopped(server):
+        yield server
+
+
 @pytest.fixture(scope="session")
 def web(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    """One real server (eventlet, the designed mode) for every browser test."""
-    server = start_server(tmp_path_factory.mktemp("browser-instance"), "eventlet")
-    with stopped(server):
+    """One real server for every browser test."""
+    with serving(tmp_path_factory, "browser-instance") as server:
         yield server
 
 
@@ -64,19 +73,35 @@ def driver() -> Iterator[Playwright]:
         yield p
 
 
-@pytest.fixture(scope="module")
-def chromium(driver: Playwright) -> Iterator[Browser]:
-    browser = driver.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+@contextmanager
+def launched(driver: Playwright, args: list[str]) -> Iterator[Browser]:
+    """Debian's Chromium, headless, with `args`; closed on the way out."""
+    browser = driver.chromium.launch(executable_path=CHROMIUM, headless=True, args=args)
     try:
         yield browser
     finally:
         browser.close()
 
 
+@pytest.fixture(scope="module")
+def chromium(driver: Playwright) -> Iterator[Browser]:
+    with launched(driver, CHROMIUM_ARGS) as browser:
+        yield browser
+
+
 @pytest.fixture(scope="session")
 def artifacts() -> Path:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     return ARTIFACTS
+
+
+def sign_up(page: Page, name: str) -> None:
+    """Fill the «Регистрация» form open on `page` with `name` and the test password, and send
+    it."""
+    page.fill("input[name=name]", name)
+    page.fill("input[name=password]", PASSWORD)
+    page.fill("input[name=confirm]", PASSWORD)
+    page.click("form button[type=submit]")
 
 
 @dataclass
@@ -104,12 +129,8 @@ class Player:
 
     def fill_registration(self) -> None:
         """Fill the registration form with this name and send it."""
-        page = self.page
-        page.goto(self.base + "/register")
-        page.fill("input[name=name]", self.name)
-        page.fill("input[name=password]", PASSWORD)
-        page.fill("input[name=confirm]", PASSWORD)
-        page.click("form button[type=submit]")
+        self.page.goto(self.base + "/register")
+        sign_up(self.page, self.name)
 
     def new_table(self, name: str, variant: str, seats: int) -> int:
         """Open a table from the lobby form («Открыть стол» opens the new table's page); its
@@ -197,11 +218,20 @@ class Crowd:
             p.context.close()
 
 
+@contextmanager
+def gathered(server: Server, chromium: Browser) -> Iterator[Crowd]:
+    """A crowd on `server` whose people's contexts are closed on the way out."""
+    made = Crowd(server, chromium)
+    try:
+        yield made
+    finally:
+        made.close()
+
+
 @pytest.fixture
 def crowd(web: Server, chromium: Browser) -> Iterator[Crowd]:
-    made = Crowd(web, chromium)
-    yield made
-    made.close()
+    with gathered(web, chromium) as made:
+        yield made
 
 
 @pytest.fixture

@@ -19,14 +19,14 @@ from pathlib import Path
 import requests
 from playwright.sync_api import Page
 from playwright.sync_api import expect as pw_expect
-from sqlmodel import col, select
+from sqlmodel import select
 
-from app.models import Account, LedgerEntry, Table, User
+from app.models import Table, User
 from tests.server.conftest import Browser as Http
 from tests.server.conftest import Server, unique_name
-from tests.server.tablekit import admin, database
+from tests.server.tablekit import admin, database, grants
 
-from .conftest import DESKTOP, PASSWORD, TIMEOUT_MS, Crowd, Player
+from .conftest import DESKTOP, TIMEOUT_MS, Crowd, Player, sign_up
 from .test_languages import CYRILLIC, RUSSIAN_LETTERS, choose_language
 
 PHONE = {"width": 390, "height": 844}
@@ -51,23 +51,6 @@ def _host(crowd: Crowd, web: Server, size: dict[str, int] = DESKTOP) -> Player:
     host.page.goto(web.url + "/admin")
     pw_expect(host.page.locator("h1")).to_have_text("Вечер")
     return host
-
-
-def _grants(web: Server, name: str) -> list[tuple[int, str, str]]:
-    """(amount, reason, actor) of the grants to `name`'s balance, oldest first."""
-    db = database(web)
-    try:
-        with db.session() as s:
-            user = s.exec(select(User).where(User.name == name)).one()
-            rows = s.exec(
-                select(LedgerEntry.amount, LedgerEntry.reason, LedgerEntry.actor)
-                .join(Account, col(Account.id) == LedgerEntry.account_id)
-                .where(Account.user_id == user.id, LedgerEntry.kind == "grant")
-                .order_by(col(LedgerEntry.id))
-            ).all()
-            return [tuple(r) for r in rows]  # type: ignore[misc]
-    finally:
-        db.dispose()
 
 
 def _both_sizes(page: Page, player: Player, folder: Path, name: str) -> None:
@@ -115,10 +98,7 @@ def test_a_friend_signs_up_from_the_invite_asks_for_chips_and_is_seated(
     fp.click("#to-register")
     pw_expect(fp).to_have_url(re.compile(r"/register\?next="))
     pw_expect(fp.locator("#invited")).to_have_text("Вас пригласили за стол «Пятница»")
-    fp.fill("input[name=name]", friend.name)
-    fp.fill("input[name=password]", PASSWORD)
-    fp.fill("input[name=confirm]", PASSWORD)
-    fp.click("form button[type=submit]")
+    sign_up(fp, friend.name)
     pw_expect(fp).to_have_url(re.compile(r"/table/\d+$"))
     table_id = int(fp.url.rsplit("/", 1)[1])
     # A new player has 0 ₽: he watches, told what is missing and who can add it (C-0.1).
@@ -158,7 +138,7 @@ def test_a_friend_signs_up_from_the_invite_asks_for_chips_and_is_seated(
     pw_expect(badge).to_be_hidden()  # answered: gone from every administrator's page
     assert f"/table/{table_id}" in fp.url
     _both_sizes(fp, friend, artifacts, "evening-seated-after-grant")
-    assert _grants(web, friend.name) == [(500, f"request from {friend.name}", host.name)]
+    assert grants(web, friend.name) == [(500, f"request from {friend.name}", host.name)]
     for person in (maria, host, friend):
         assert person.errors == [], (person.name, person.errors)
 
@@ -196,7 +176,7 @@ def test_a_grant_from_the_hosts_page_reaches_the_players_pages_at_once(
     # Her table and her lobby show it without a reload.
     pw_expect(seat).to_contain_text("1 300 ₽")
     pw_expect(lobby.locator("#balance b")).to_have_text(re.compile(r"1\s300 ₽"))
-    assert _grants(web, masha.name)[-1] == (300, "наличные за вечер", host.name)
+    assert grants(web, masha.name)[-1] == (300, "наличные за вечер", host.name)
     # «Поднять»: she stands up and is told who did it.
     player = hp.locator(f'[data-admin-table="{table_id}"] li', has_text=masha.name)
     player.get_by_role("button", name="Поднять").click()

@@ -14,10 +14,10 @@ import pytest
 from playwright.sync_api import Browser, expect
 
 from tests.faults.test_database import locked
-from tests.server.conftest import Server, start_server, stopped
+from tests.server.conftest import Server
 from tests.server.tablekit import hands
 
-from .conftest import DESKTOP, PHONE, Crowd, Table
+from .conftest import DESKTOP, PHONE, Crowd, Table, serving
 
 READY = re.compile(r'^\d*42\d*\["table:ready",(.*)\]$')
 
@@ -26,12 +26,7 @@ READY = re.compile(r'^\d*42\d*\["table:ready",(.*)\]$')
 def refusing(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """A server whose writes wait half a second for a lock, then fail (real timers: the
     gathering waits for the retry, C-1.3)."""
-    server = start_server(
-        tmp_path_factory.mktemp("fair-retry"),
-        "eventlet",
-        SVARA_DB_BUSY_TIMEOUT="0.5",
-    )
-    with stopped(server):
+    with serving(tmp_path_factory, "fair-retry", SVARA_DB_BUSY_TIMEOUT="0.5") as server:
         yield server
 
 

@@ -21,7 +21,7 @@ from app.engine.games import GAMES
 from app.pages import LANGUAGES
 from tests.server.conftest import Server, unique_name
 
-from .conftest import DESKTOP, PASSWORD, PHONE, TIMEOUT_MS, Crowd, Player, grant
+from .conftest import DESKTOP, PASSWORD, PHONE, TIMEOUT_MS, Crowd, Player, grant, sign_up
 
 PROTOCOL = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
 GARY = "Гэри"  # the practice bot (B-1.4)
@@ -130,10 +130,7 @@ def test_login_register_and_lobby_follow_the_language_setting(
         pw_expect(page.locator("label[for=confirm]")).to_have_text("Password again")
         assert russian_left(page) == []
         name = unique_name("lang")
-        page.fill("input[name=name]", name)
-        page.fill("input[name=password]", PASSWORD)
-        page.fill("input[name=confirm]", PASSWORD)
-        page.click("form button[type=submit]")
+        sign_up(page, name)
         page.wait_for_url(re.compile(r"/$"))
         grant(web, name, 1000)
 
@@ -489,10 +486,7 @@ def test_a_refused_login_or_registration_says_why_in_the_chosen_language(
             pw_expect(page.locator(".form-error")).to_have_text(wrong)
             for name, said in (("pot", reserved), (taken, in_use)):
                 page.goto(crowd.server.url + "/register")
-                page.fill("input[name=name]", name)
-                page.fill("input[name=password]", PASSWORD)
-                page.fill("input[name=confirm]", PASSWORD)
-                page.click("form button[type=submit]")
+                sign_up(page, name)
                 pw_expect(page.locator(".form-error")).to_have_text(said)
                 pw_expect(page.locator("html")).to_have_attribute("lang", lang)
             page.fill("input[name=name]", unique_name("twice"))

@@ -32,7 +32,7 @@ from tests.server.conftest import Browser as HttpBrowser
 from tests.server.conftest import Server, unique_name
 from tests.server.tablekit import SLOW_TIMERS, Player, database, grant, play_hand
 
-from .conftest import TIMEOUT_MS
+from .conftest import TIMEOUT_MS, sign_up
 from .felt import NAMES, draw, playing_state
 from .test_languages import choose_language
 
@@ -361,10 +361,7 @@ def test_the_buy_in_says_its_range_and_the_balance(
     try:
         name = unique_name("Ёж")
         page.goto(web.url + "/register")
-        page.fill("input[name=name]", name)
-        page.fill("input[name=password]", PASSWORD)
-        page.fill("input[name=confirm]", PASSWORD)
-        page.click("form button[type=submit]")
+        sign_up(page, name)
         page.wait_for_url(re.compile(r"/$"))
         grant(web, name, 1500)
         page.goto(f"{web.url}/table/{evening.tables['svara32']}")

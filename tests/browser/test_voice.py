@@ -16,10 +16,10 @@ import pytest
 from playwright.sync_api import Browser, Page, Playwright
 from playwright.sync_api import expect as pw_expect
 
-from tests.server.conftest import Server, start_server, stopped
+from tests.server.conftest import Server
 from tests.server.voice.test_serve_voice import admin
 
-from .conftest import CHROMIUM, DESKTOP, PASSWORD, Crowd, Player
+from .conftest import DESKTOP, PASSWORD, Crowd, Player, gathered, launched, serving
 
 FLAGS = [
     "--no-sandbox",
@@ -32,6 +32,8 @@ FLAGS = [
     "--disable-sync",
 ]
 WAIT_MS = 20_000
+#: `SVARA_VOICE_ADDRESSES` of a server whose SFU offers loopback to ICE.
+LOOPBACK = '["127.0.0.1"]'
 
 # The page's Voice object as window.voice, set by Voice.start (the module is shared with the
 # page's own lazy import of ./voice.js).
@@ -75,27 +77,20 @@ GROWS = """async ([who, before, by, ms]) => {
 @pytest.fixture(scope="module")
 def voice_web(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """A real server whose SFU offers loopback to ICE (the pages are on this machine)."""
-    server = start_server(
-        tmp_path_factory.mktemp("voice-instance"),
-        "eventlet",
-        SVARA_VOICE_ADDRESSES='["127.0.0.1"]',
-    )
-    with stopped(server):
+    with serving(tmp_path_factory, "voice-instance", SVARA_VOICE_ADDRESSES=LOOPBACK) as server:
         yield server
 
 
 @pytest.fixture(scope="module")
 def voice_chromium(driver: Playwright) -> Iterator[Browser]:
-    browser = driver.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
-    yield browser
-    browser.close()
+    with launched(driver, FLAGS) as browser:
+        yield browser
 
 
 @pytest.fixture
 def voice_crowd(voice_web: Server, voice_chromium: Browser) -> Iterator[Crowd]:
-    made = Crowd(voice_web, voice_chromium)
-    yield made
-    made.close()
+    with gathered(voice_web, voice_chromium) as made:
+        yield made
 
 
 def join(crowd: Crowd, prefix: str) -> Player:

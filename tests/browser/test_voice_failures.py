@@ -19,11 +19,11 @@ import pytest
 from playwright.sync_api import Browser, Playwright
 from playwright.sync_api import expect as pw_expect
 
-from tests.server.conftest import Server, start_server, stopped
+from tests.server.conftest import Server
 from tests.voicekit import free_udp_ports
 
-from .conftest import CHROMIUM, Crowd, Player
-from .test_voice import FLAGS, connected, join, voice_on
+from .conftest import Crowd, Player, gathered, launched, serving
+from .test_voice import FLAGS, LOOPBACK, connected, join, voice_on
 
 LAN_NAME = "svara.test"
 
@@ -43,30 +43,26 @@ WATCH_MARKS = """([who, marks]) => {
 
 @pytest.fixture(scope="module")
 def small_voice(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    server = start_server(
-        tmp_path_factory.mktemp("voice-failures"),
-        "eventlet",
-        SVARA_VOICE_ADDRESSES='["127.0.0.1"]',
+    with serving(
+        tmp_path_factory,
+        "voice-failures",
+        SVARA_VOICE_ADDRESSES=LOOPBACK,
         # Two ports: room for two players' voice (one port per peer on the one address).
         SVARA_VOICE_PORTS=free_udp_ports(2),
-    )
-    with stopped(server):
+    ) as server:
         yield server
 
 
 @pytest.fixture(scope="module")
 def lan_chromium(driver: Playwright) -> Iterator[Browser]:
-    args = [*FLAGS, f"--host-resolver-rules=MAP {LAN_NAME} 127.0.0.1"]
-    browser = driver.chromium.launch(executable_path=CHROMIUM, headless=True, args=args)
-    yield browser
-    browser.close()
+    with launched(driver, [*FLAGS, f"--host-resolver-rules=MAP {LAN_NAME} 127.0.0.1"]) as browser:
+        yield browser
 
 
 @pytest.fixture
 def people(small_voice: Server, lan_chromium: Browser) -> Iterator[Crowd]:
-    made = Crowd(small_voice, lan_chromium)
-    yield made
-    made.close()
+    with gathered(small_voice, lan_chromium) as made:
+        yield made
 
 
 def caught_up(maria: Player) -> None:

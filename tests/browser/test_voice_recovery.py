@@ -20,10 +20,10 @@ import pytest
 from playwright.sync_api import Browser, Playwright
 from playwright.sync_api import expect as pw_expect
 
-from tests.server.conftest import Server, start_server, stopped
+from tests.server.conftest import Server
 
-from .conftest import CHROMIUM, Crowd
-from .test_voice import FLAGS, GROWS, SNAPSHOT, connected, join, voice_on
+from .conftest import Crowd, gathered, launched, serving
+from .test_voice import FLAGS, GROWS, LOOPBACK, SNAPSHOT, connected, join, voice_on
 
 DROP_AFTER = 4
 #: The promise of issue: voice back within 10 s of the browser running again.
@@ -32,13 +32,12 @@ BACK_WITHIN_MS = 10_000
 
 @pytest.fixture(scope="module")
 def quick_drop(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    server = start_server(
-        tmp_path_factory.mktemp("voice-recovery"),
-        "eventlet",
-        SVARA_VOICE_ADDRESSES='["127.0.0.1"]',
+    with serving(
+        tmp_path_factory,
+        "voice-recovery",
+        SVARA_VOICE_ADDRESSES=LOOPBACK,
         SVARA_VOICE_DROP_AFTER=str(DROP_AFTER),
-    )
-    with stopped(server):
+    ) as server:
         yield server
 
 
@@ -70,24 +69,18 @@ def tree(tag: str) -> list[int]:
 def frozen_browser(driver: Playwright) -> Iterator[tuple[Browser, str]]:
     """A Chromium of its own (tagged, so that only its processes are ever stopped)."""
     tag = f"--svara-freeze-{uuid.uuid4().hex}"
-    browser = driver.chromium.launch(executable_path=CHROMIUM, headless=True, args=[*FLAGS, tag])
-    try:
-        yield browser, tag
-    finally:
-        for pid in tree(tag):  # never left stopped, whatever happened
-            os.kill(pid, signal.SIGCONT)
-        browser.close()
+    with launched(driver, [*FLAGS, tag]) as browser:
+        try:
+            yield browser, tag
+        finally:
+            for pid in tree(tag):  # never left stopped, whatever happened
+                os.kill(pid, signal.SIGCONT)
 
 
 @pytest.fixture
 def lan_crowd(quick_drop: Server, driver: Playwright) -> Iterator[Crowd]:
-    browser = driver.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
-    made = Crowd(quick_drop, browser)
-    try:
+    with launched(driver, FLAGS) as browser, gathered(quick_drop, browser) as made:
         yield made
-    finally:
-        made.close()
-        browser.close()
 
 
 def test_a_frozen_browser_is_dropped_and_its_voice_comes_back_by_itself(

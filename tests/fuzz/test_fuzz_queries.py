@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from app import create_app
 from tests.server.conftest import WAIT, Server, start_server, stopped
-from tests.server.tablekit import SCALE, Player, everyone, grant, new_table, play_hand
+from tests.server.tablekit import SCALE, Player, everyone, new_table, play_hand, seat_and_ready
 
 #: Every query parameter the docs name (docs/protocol.md), and one they do not.
 PARAMETERS = ["page", "since", "until", "next", "lang", "watch", "stranger"]
@@ -48,12 +48,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Any:
     with stopped(server):
         table = new_table(server, "classic", seats=3)
         players = [Player(server, table, name) for name in ("Иван", "Ёж")]
-        for p in players:
-            grant(server, p.name, 500)
-            p.join()
-            p.sit()
-        for p in players:
-            assert p.call("table:ready") == {"ok": True}
+        seat_and_ready(server, players, 500)
         everyone(players, lambda s: s["phase"] == "playing")
         hand = play_hand(players, random.Random(5))["id"]
         values = {"table_id": table, "hand_id": hand, "game": "classic", "token": "nope"}

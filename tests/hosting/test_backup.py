@@ -21,9 +21,9 @@ from tests.server.tablekit import (
     Player,
     balances,
     decide,
-    grant,
     new_table,
     play_hand,
+    seat_and_ready,
     whose_turn,
 )
 
@@ -60,12 +60,7 @@ def test_backup_during_play_restores_into_a_new_instance(tmp_path: Path) -> None
     players = [Player(server, table, name) for name in NAMES]
     copy = tmp_path / "svara-backup.db"
     try:
-        for p in players:
-            grant(server, p.name, 500)
-            p.join()
-            p.sit()
-        for p in players:
-            assert p.call("table:ready") == {"ok": True}
+        seat_and_ready(server, players, 500)
         play_hand(players, random.Random(3))
         for p in players:
             assert p.call("table:ready") == {"ok": True}

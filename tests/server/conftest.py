@@ -16,7 +16,7 @@ import ssl
 import subprocess
 import sys
 import threading
-from collections.abc import Coroutine, Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -157,6 +157,25 @@ def start_server(
     return server
 
 
+@contextlib.contextmanager
+def servers(root: Path, **defaults: str) -> Iterator[Callable[..., Server]]:
+    """A way to start servers on fresh instances below `root`, each with `defaults` under its
+    own settings: `run(*options, async_mode="eventlet", **env)`. All are stopped on the way
+    out, whatever happened."""
+    started: list[Server] = []
+
+    def run(*options: str, async_mode: str = "eventlet", **env: str) -> Server:
+        instance = root / f"i{len(started)}"
+        started.append(start_server(instance, async_mode, *options, **{**defaults, **env}))
+        return started[-1]
+
+    try:
+        yield run
+    finally:
+        for server in started:
+            server.stop()
+
+
 @pytest.fixture(scope="session", params=ASYNC_MODES)
 def server(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
@@ -234,13 +253,19 @@ class Client:
     def _refused(self, data: Any = None) -> None:
         self.refusal = data
 
+    def _run(self, done: Any) -> Any:
+        """What a call of `sio` gave: the threaded client has waited for it already."""
+        return done
+
     def connect(self, url: str, cookie: str, auth: dict[str, Any] | None = None) -> None:
-        self.sio.connect(
-            url,
-            headers={"Cookie": cookie},
-            auth=auth,
-            transports=["websocket"],
-            wait_timeout=WAIT,
+        self._run(
+            self.sio.connect(
+                url,
+                headers={"Cookie": cookie},
+                auth=auth,
+                transports=["websocket"],
+                wait_timeout=WAIT,
+            )
         )
 
     def wait(self, event: str, timeout: float = WAIT) -> Any:
@@ -256,7 +281,7 @@ class Client:
 
     def call(self, event: str, data: Any = None) -> Any:
         """Emit and return the server's ack."""
-        return self.sio.call(event, data, timeout=WAIT)
+        return self._run(self.sio.call(event, data, timeout=WAIT))
 
     def close(self) -> None:
         """Disconnect without waiting for the goodbye: websocket-client waits 3 s for a close
@@ -283,22 +308,9 @@ class TlsClient(Client):
         self.loop = asyncio.new_event_loop()
         threading.Thread(target=self.loop.run_forever, daemon=True).start()
 
-    def _run(self, coroutine: Coroutine[Any, Any, Any]) -> Any:
-        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(2 * WAIT)
-
-    def connect(self, url: str, cookie: str, auth: dict[str, Any] | None = None) -> None:
-        self._run(
-            self.sio.connect(
-                url,
-                headers={"Cookie": cookie},
-                auth=auth,
-                transports=["websocket"],
-                wait_timeout=WAIT,
-            )
-        )
-
-    def call(self, event: str, data: Any = None) -> Any:
-        return self._run(self.sio.call(event, data, timeout=WAIT))
+    def _run(self, done: Coroutine[Any, Any, Any]) -> Any:
+        """The asyncio client's call, awaited on its loop thread."""
+        return asyncio.run_coroutine_threadsafe(done, self.loop).result(2 * WAIT)
 
     def close(self) -> None:
         """Disconnect, then end the loop thread."""

@@ -18,11 +18,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from sqlmodel import select
+from sqlmodel import col, select
 
 from app import ledger
 from app.lobby.service import create_table
-from app.models import Database, HandRecord, Table, User
+from app.models import Account, Database, HandRecord, LedgerEntry, Table, User
 
 from .conftest import SVARA, WAIT, Browser, Server, start_server, unique_name
 
@@ -127,6 +127,23 @@ def balances(server: Server, names: list[str]) -> dict[str, int]:
             out[name] = ledger.user_balance(s, user.id)
     db.dispose()
     return out
+
+
+def grants(server: Server, name: str) -> list[tuple[int, str, str]]:
+    """(amount, reason, actor) of the grants to `name`'s balance, oldest first."""
+    db = database(server)
+    try:
+        with db.session() as s:
+            user = s.exec(select(User).where(User.name == name)).one()
+            rows = s.exec(
+                select(LedgerEntry.amount, LedgerEntry.reason, LedgerEntry.actor)
+                .join(Account, col(Account.id) == LedgerEntry.account_id)
+                .where(Account.user_id == user.id, LedgerEntry.kind == "grant")
+                .order_by(col(LedgerEntry.id))
+            ).all()
+            return [(a, r, w) for a, r, w in rows]
+    finally:
+        db.dispose()
 
 
 def books(server: Server) -> ledger.Books:
@@ -278,6 +295,17 @@ def seat(
     for p in players:
         p.until(lambda s: len([x for x in s["seats"] if x]) == count)
     return players
+
+
+def seat_and_ready(server: Server, players: list[Player], money: int) -> None:
+    """`players` (named as they are) each get `money`, join and sit, then all press «Готов»
+    (C-1.3): the hand is dealt."""
+    for p in players:
+        grant(server, p.name, money)
+        p.join()
+        p.sit()
+    for p in players:
+        assert p.call("table:ready") == {"ok": True}
 
 
 def choose(legal: list[dict[str, Any]], rng: random.Random) -> dict[str, Any]:

@@ -24,7 +24,7 @@ from requests.adapters import HTTPAdapter
 from app.protocol import Budget, Budgets
 from tests.voicekit import Participant
 
-from ..conftest import ASYNC_MODES, WAIT, Browser, Client, Server, start_server, unique_name
+from ..conftest import ASYNC_MODES, WAIT, Browser, Client, Server, servers, unique_name
 from ..tablekit import SCALE, Player, new_table, seat
 from ..voice.test_serve_voice import join_voice
 
@@ -46,17 +46,8 @@ def visitor(server: Server, address: str = "127.0.0.1") -> Browser:
 @pytest.fixture
 def serve(tmp_path: Path) -> Iterator[Any]:
     """Start servers with the given settings; all are stopped at the end."""
-    started: list[Server] = []
-
-    def run(async_mode: str = "eventlet", **env: str) -> Server:
-        started.append(start_server(tmp_path / f"i{len(started)}", async_mode, **env))
-        return started[-1]
-
-    try:
+    with servers(tmp_path) as run:
         yield run
-    finally:
-        for server in started:
-            server.stop()
 
 
 def refused_with(answer: requests.Response, key: str) -> int:
@@ -106,7 +97,7 @@ def test_signups_are_limited_per_address_and_in_all(serve: Any) -> None:
 def test_a_password_hash_leaves_the_tables_running(serve: Any, async_mode: str) -> None:
     """While a wrong login's (slow) hash is computed, another player's events are answered
     one after another: the hash is not on the event loop."""
-    server = serve(async_mode, SVARA_PASSWORD_HASH=SLOW_HASH)
+    server = serve(async_mode=async_mode, SVARA_PASSWORD_HASH=SLOW_HASH)
     browser = visitor(server)
     browser.register("Мария")
     client = browser.socket()
@@ -315,7 +306,7 @@ def test_anonymous_handshakes_are_bounded(serve: Any) -> None:
 def test_reconnect_loops_cost_the_watchers_nothing(serve: Any, async_mode: str) -> None:
     """200 connect/disconnect cycles of a seated player: his table does not publish an
     «offline» and an «online» for each (a watcher gets a handful of states, not 400)."""
-    server = serve(async_mode, SVARA_TIMER_SCALE=str(SCALE))
+    server = serve(async_mode=async_mode, SVARA_TIMER_SCALE=str(SCALE))
     table = new_table(server, "classic", seats=3)
     cycling, _ = seat(server, table, 2, 1000)
     watcher = Player(server, table, unique_name("Ёж"))

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 import socketio
 
-from ..conftest import WAIT, Browser, Server, start_server
+from ..conftest import WAIT, Browser, Server, servers
 from .test_guard import from_address, handshake, refused_with, visitor
 
 CHEAP_HASH = json.dumps({"time_cost": 1, "memory_cost": 1024})  # many logins, quickly
@@ -28,18 +28,8 @@ HANDSHAKE = "/socket.io/?EIO=4&transport=polling"
 
 @pytest.fixture
 def serve(tmp_path: Path) -> Iterator[Any]:
-    started: list[Server] = []
-
-    def run(**env: str) -> Server:
-        env = {"SVARA_PASSWORD_HASH": CHEAP_HASH, "SVARA_VOICE": "false", **env}
-        started.append(start_server(tmp_path / f"i{len(started)}", "eventlet", **env))
-        return started[-1]
-
-    try:
+    with servers(tmp_path, SVARA_PASSWORD_HASH=CHEAP_HASH, SVARA_VOICE="false") as run:
         yield run
-    finally:
-        for server in started:
-            server.stop()
 
 
 def register(server: Server, name: str, address: str, password: str) -> Browser:

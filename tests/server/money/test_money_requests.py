@@ -9,12 +9,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from sqlmodel import col, select
+from sqlmodel import select
 
-from app.models import Account, LedgerEntry, MoneyRequest, User
+from app.models import MoneyRequest, User
 
 from ..conftest import Browser, Client, Server, unique_name
-from ..tablekit import admin, books, database
+from ..tablekit import admin, books, database, grants
 
 
 def _someone(server: Server, prefix: str, host: bool = False) -> tuple[str, Client]:
@@ -32,21 +32,6 @@ def _refused(client: Client, event: str, data: Any) -> dict[str, Any]:
     error = client.wait("error")
     assert error["event"] == event and error.get("code") == ack.get("code"), (error, ack)
     return ack
-
-
-def _grants(server: Server, name: str) -> list[tuple[int, str, str]]:
-    db = database(server)
-    try:
-        with db.session() as s:
-            user = s.exec(select(User).where(User.name == name)).one()
-            rows = s.exec(
-                select(LedgerEntry.amount, LedgerEntry.reason, LedgerEntry.actor)
-                .join(Account, col(Account.id) == LedgerEntry.account_id)
-                .where(Account.user_id == user.id, LedgerEntry.kind == "grant")
-            ).all()
-            return [(a, r, w) for a, r, w in rows]
-    finally:
-        db.dispose()
 
 
 def test_an_approved_request_is_a_grant_the_players_pages_see_at_once(server: Server) -> None:
@@ -71,10 +56,10 @@ def test_an_approved_request_is_a_grant_the_players_pages_see_at_once(server: Se
         told = yozh.wait("money:answered")
         assert (told["status"], told["by"], told["amount"]) == ("approved", host, 500)
         assert yozh.wait("account:balance") == {"balance": 500}
-        assert _grants(server, name) == [(500, f"request from {name}", host)]
+        assert grants(server, name) == [(500, f"request from {name}", host)]
         again = _refused(ivan, "money:answer", {"id": heard["id"], "approve": True})
         assert again["code"] == "ask_answered"
-        assert _grants(server, name) == [(500, f"request from {name}", host)]
+        assert grants(server, name) == [(500, f"request from {name}", host)]
         after = books(server)
         assert after.ok and after.granted == before + 500
     finally:
