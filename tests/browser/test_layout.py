@@ -39,9 +39,15 @@ from tests.server.tablekit import grant, new_table
 from .conftest import Crowd
 from .felt import open_felt
 from .layout import problems, still
+from .test_languages import choose_language
 
 SIZES = [(360, 740), (390, 844), (412, 915), (1280, 800)]
 SHOT = (390, 844)
+# Russian at every size; English and Bulgarian (longer words: «Пропусни», «Check», «Вдигни»)
+# at the narrowest phone and the laptop, the two ends of the layout, so the run grows by half
+# rather than threefold.
+LANGS = {"ru": SIZES, "en": [(360, 740), (1280, 800)], "bg": [(360, 740), (1280, 800)]}
+LABELS = {"ru": "Русский", "en": "English", "bg": "Български"}
 NAMES = ["Иван", "Ёж", "Мария", "Đorđe", "Светла", "Ким", "Александра", "ОЛЕГ", "Пётр"]
 
 STATES = {
@@ -298,7 +304,7 @@ def recording(web: Server) -> Iterator[Recording]:
 FEED = """async ([msg, lang]) => {
   const { renderTable, bannerFor } = await import("/static/js/render.js");
   const { applyProtocol } = await import("/static/js/protocol.js");
-  const { translator } = await import("/static/js/i18n.js");
+  const { translator, translatePage } = await import("/static/js/i18n.js");
   const t = translator(lang);
   const now = msg.now * 1000;
   const start = { table: {}, seats: [], queue: 0, me: null, view: null, between: [],
@@ -320,6 +326,7 @@ FEED = """async ([msg, lang]) => {
   document.body.style.setProperty("--bar-h", `${bar}px`);
   document.querySelector("#table-name").textContent = state.table.name;
   document.querySelector("#table-game").textContent = t(`game.${state.table.game}`);
+  translatePage(document, lang);
   await document.fonts.ready;
 }"""
 
@@ -361,31 +368,40 @@ def cramped_log(page: Page) -> list[str]:
     return found
 
 
+def shot_name(lang: str, what: str, size: tuple[int, int]) -> str:
+    """layout-<what>-<w>x<h>.png in Russian, layout-<lang>-<what>-<w>x<h>.png otherwise."""
+    return f"layout-{'' if lang == 'ru' else lang + '-'}{what}-{size[0]}x{size[1]}.png"
+
+
 def cases() -> list[Any]:
     out = []
-    for game, states in STATES.items():
-        for state in [*states, *CROWDED]:
-            for w, h in SIZES:
-                out.append(pytest.param(game, state, (w, h), id=f"{game}-{state}-{w}"))
+    for lang, sizes in LANGS.items():
+        for game, states in STATES.items():
+            for state in [*states, *CROWDED]:
+                for w, h in sizes:
+                    out.append(
+                        pytest.param(lang, game, state, (w, h), id=f"{lang}-{game}-{state}-{w}")
+                    )
     return out
 
 
-@pytest.mark.parametrize(("game", "state", "size"), cases())
+@pytest.mark.parametrize(("lang", "game", "state", "size"), cases())
 def test_the_felt_holds(
     recording: Recording,
     felt_pages: Callable[[tuple[int, int]], Page],
     artifacts: Path,
+    lang: str,
     game: str,
     state: str,
     size: tuple[int, int],
 ) -> None:
     msg = recording.states(game)[state]
     page = felt_pages(size)
-    page.evaluate(FEED, [msg, "ru"])
+    page.evaluate(FEED, [msg, lang])
     found = problems(page) + cramped_log(page)
     if size == SHOT or found:
-        page.screenshot(path=str(artifacts / f"layout-{game}-{state}-{size[0]}x{size[1]}.png"))
-    assert found == [], f"{game} {state} at {size[0]}×{size[1]}:\n" + "\n".join(found)
+        page.screenshot(path=str(artifacts / shot_name(lang, f"{game}-{state}", size)))
+    assert found == [], f"{lang}: {game} {state} at {size[0]}×{size[1]}:\n" + "\n".join(found)
 
 
 # --- the real pages: the buy-in, the chat, the voice sheet, the lobby ---------------------------
@@ -398,6 +414,13 @@ class Visitor:
         self.page = self.player.page
         self.tables: dict[str, tuple[int, list[SocketPlayer]]] = {}
         self.server = server
+        self.lang = "ru"
+
+    def speak(self, lang: str) -> None:
+        """The device's language, switched on the settings page as a player does."""
+        if lang != self.lang:
+            choose_language(self.page, self.player.base, LABELS[lang])
+            self.lang = lang
 
     def table(self, game: str) -> int:
         """A table of `game` with two seated and a line in its chat, between hands."""
@@ -441,43 +464,59 @@ def open_page(visitor: Visitor, game: str, view: str) -> None:
 
 def page_cases() -> list[Any]:
     out = []
-    for game in STATES:
-        for view in ("buyin", "chat", "voice"):
-            if view == "buyin" and game == "classic":
-                continue  # no stacks, no buy-in (C-1.2)
-            for w, h in SIZES:
-                out.append(pytest.param(game, view, (w, h), id=f"{game}-{view}-{w}"))
+    for lang, sizes in LANGS.items():
+        for game in STATES:
+            for view in ("buyin", "chat", "voice"):
+                if view == "buyin" and game == "classic":
+                    continue  # no stacks, no buy-in (C-1.2)
+                for w, h in sizes:
+                    out.append(
+                        pytest.param(lang, game, view, (w, h), id=f"{lang}-{game}-{view}-{w}")
+                    )
     return out
 
 
-@pytest.mark.parametrize(("game", "view", "size"), page_cases())
+@pytest.mark.parametrize(("lang", "game", "view", "size"), page_cases())
 def test_the_table_page_holds(
-    visitor: Visitor, artifacts: Path, game: str, view: str, size: tuple[int, int]
+    visitor: Visitor, artifacts: Path, lang: str, game: str, view: str, size: tuple[int, int]
 ) -> None:
     page = visitor.page
+    visitor.speak(lang)
     page.set_viewport_size({"width": size[0], "height": size[1]})
     open_page(visitor, game, view)
+    pw_expect(page.locator("html")).to_have_attribute("lang", lang)
     found = problems(page)
     if size == SHOT or found:
-        page.screenshot(path=str(artifacts / f"layout-{game}-{view}-{size[0]}x{size[1]}.png"))
-    assert found == [], f"{game} {view} at {size[0]}×{size[1]}:\n" + "\n".join(found)
+        page.screenshot(path=str(artifacts / shot_name(lang, f"{game}-{view}", size)))
+    assert found == [], f"{lang}: {game} {view} at {size[0]}×{size[1]}:\n" + "\n".join(found)
 
 
-@pytest.mark.parametrize("size", SIZES, ids=[f"lobby-{w}" for w, _ in SIZES])
-def test_the_lobby_holds(visitor: Visitor, artifacts: Path, size: tuple[int, int]) -> None:
+@pytest.mark.parametrize(
+    ("lang", "size"),
+    [
+        pytest.param(lang, size, id=f"{lang}-lobby-{size[0]}")
+        for lang, s in LANGS.items()
+        for size in s
+    ],
+)
+def test_the_lobby_holds(
+    visitor: Visitor, artifacts: Path, lang: str, size: tuple[int, int]
+) -> None:
     """The lobby's list with a table of stacks («бай-ин 200–1000») and one with a queue: the
     column heads («Очередь») whole, no word broken («бай-/ин»)."""
     if "lobby" not in visitor.tables:
         visitor.tables["lobby"] = seated(visitor.server, "shaha36", 2, 3)  # one in the queue
     page = visitor.page
+    visitor.speak(lang)
     page.set_viewport_size({"width": size[0], "height": size[1]})
     page.goto(visitor.player.base + "/")
     pw_expect(page.locator(".table-row").first).to_be_visible()
+    pw_expect(page.locator("html")).to_have_attribute("lang", lang)
     still(page)
     found = problems(page)
     if size == SHOT or found:
-        page.screenshot(path=str(artifacts / f"layout-lobby-{size[0]}x{size[1]}.png"))
-    assert found == [], f"the lobby at {size[0]}×{size[1]}:\n" + "\n".join(found)
+        page.screenshot(path=str(artifacts / shot_name(lang, "lobby", size)))
+    assert found == [], f"{lang}: the lobby at {size[0]}×{size[1]}:\n" + "\n".join(found)
 
 
 # Whether a banner is ever on the felt together with the cards of a new deal.
@@ -496,6 +535,7 @@ def test_the_last_hands_banner_is_gone_before_the_next_deal(visitor: Visitor) ->
     """The winner's banner (5 s) is taken down by the next deal: its cards come onto a clean
     felt, whoever answers the gathering at once."""
     page = visitor.page
+    visitor.speak("ru")  # the buttons are clicked by their Russian words
     page.set_viewport_size({"width": SHOT[0], "height": SHOT[1]})
     table, (other,) = seated(visitor.server, "classic", 2, 1)
     page.goto(f"{visitor.player.base}/table/{table}")  # entering takes the free seat (C-1.2)
