@@ -31,10 +31,13 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page
 from playwright.sync_api import expect as pw_expect
+from sqlmodel import select
 
+from app.lobby.service import create_table
+from app.models import User
 from tests.server.conftest import Server, unique_name
 from tests.server.tablekit import Player as SocketPlayer
-from tests.server.tablekit import grant, new_table
+from tests.server.tablekit import database, fund_house, grant, new_table
 
 from .conftest import Crowd
 from .felt import open_felt
@@ -55,7 +58,7 @@ STATES = {
     "shaha36": ["turn", "raise", "look", "vote", "svara", "dark", "showdown", "win", "gathering"],
     "svara32": ["turn", "raise", "look", "svara", "dark", "showdown", "win", "gathering"],
 }
-CROWDED = ["queue", "full", "timeout"]
+CROWDED = ["queue", "full", "timeout", "bots", "bots-between"]
 FULL = {"classic": 8, "shaha36": 6, "svara32": 6}  # the most seats each game allows
 READY = {"classic": "ready", "shaha36": "ready", "svara32": "ready"}
 
@@ -102,7 +105,10 @@ def play(players: list[SocketPlayer], game: str, hands: int, rng: random.Random)
             if first.state["phase"] != "playing" or first.hand["id"] != hand_id:  # type: ignore[index]
                 break
             name = first.hand["awaiting"][0]  # type: ignore[index]
-            actor = next(p for p in players if p.name == name)
+            actor = next((p for p in players if p.name == name), None)
+            if actor is None:  # a bot: the server answers for it (app/bots/)
+                first.until(lambda s, v=first.state["version"]: s["version"] > v)
+                continue
             actor.until(lambda s, v=first.state["version"]: s["version"] >= v)
             if actor.state["phase"] != "playing" or not actor.hand["legal"]:  # type: ignore[index]
                 first.until(lambda s, v=first.state["version"]: s["version"] > v)
@@ -202,6 +208,16 @@ def pick(game: str, state: str, msgs: list[dict[str, Any]]) -> dict[str, Any] | 
             and me(m) in (m["hand"] or {}).get("awaiting", [])
             and decisions_by_others(m) >= 3
         ),
+        "bots": lambda m: (
+            sum(1 for s in m["seats"] if s and s["bot"]) >= 2
+            and me(m) in (m["hand"] or {}).get("awaiting", [])
+            and decisions_by_others(m) >= 2
+        ),
+        "bots-between": lambda m: (
+            m["phase"] != "playing"
+            and bool(m["hand"])
+            and any(s and s["bot"] and s.get("answer") for s in m["seats"])
+        ),
     }
     found = [m for m in msgs if m.get("hand") is not None or state == "dark"]
     found = [m for m in found if tests[state](m)]
@@ -273,6 +289,7 @@ class Recording:
             m = pick(game, state, msgs)
             assert m is not None, f"{game}: no {state} state recorded"
             out[state] = m
+        out |= self.with_bots(game, rng)
         # A turn let run out (the shortest timer a table allows, 5 s): «(время вышло)».
         _, three = seated(self.server, game, 3, 3, turn_seconds=5)
         self.players += three
@@ -287,6 +304,43 @@ class Recording:
         missing = set(wanted) - set(out)
         assert not missing, f"{game}: never reached {missing}"
         return out
+
+    def with_bots(self, game: str, rng: random.Random) -> dict[str, dict[str, Any]]:
+        """The most seats the server's bots take (docs/rules.md, «Bots»: one stays free for a
+        person), their avatars, «бот» and «готов» marks: two people at a table of the most
+        seats, its creator fills it with bots (`table:bots`), they play a hand, and the bots
+        are sent away after it (a bot plays at one money table at a time)."""
+        full = FULL[game]
+        fund_house(self.server, 10 * full * 1000)
+        two = [SocketPlayer(self.server, 0, unique_name(NAMES[i])) for i in range(2)]
+        self.players += two
+        db = database(self.server)
+        with db.session() as s:
+            creator = s.exec(select(User).where(User.name == two[0].name)).one()
+            table = create_table(s, f"Боты {game}", game, seats=full, created_by=creator.id)
+            assert table.id is not None
+            table_id = table.id
+        db.dispose()
+        for p in two:
+            p.table = table_id
+            grant(self.server, p.name, 5000)
+            p.join()
+            assert p.call("table:sit", **({} if game == "classic" else {"stack": 400}))["ok"]
+        filled = two[0].call("table:bots", fill=True)
+        assert filled["ok"] and len(filled["bots"]) == full - 3, filled
+        for p in two:
+            p.until(lambda s: sum(1 for x in s["seats"] if x) == full - 1)
+        for _ in range(3):  # a hand the bots end before the people speak: one more
+            play(two, game, 1, rng)
+            two[0].until(lambda s: any(x and x["bot"] and x.get("answer") for x in s["seats"]))
+            msgs = list(messages(two))
+            out = {state: pick(game, state, msgs) for state in ("bots", "bots-between")}
+            if all(out.values()):
+                break
+        assert two[0].call("table:bots", fill=False)["ok"]
+        missing = [state for state, m in out.items() if m is None]
+        assert not missing, f"{game}: no {missing} state recorded"
+        return out  # type: ignore[return-value]
 
     def close(self) -> None:
         for p in self.players:

@@ -4,7 +4,8 @@ its own fault before the whole page is given to the layout check (tests/browser/
 
 - the top seat's bubble («Войти в свару», «РЕЙЗ») over the header's icons;
 - shaha36's «Пропустить (время вышло)» cut short and covered by the next seat's «Пропустить»;
-- between hands at 360×740, a bot's «бот», «+20 ₽» and «готов» piled onto its shown cards.
+- between hands at 360×740, a bot's «бот», «+20 ₽» and «готов» piled onto the shown cards,
+  and the last hand's bubbles («Прошёл», «Дал 30») lying on them.
 """
 
 from __future__ import annotations
@@ -188,5 +189,7 @@ def test_a_bots_marks_between_hands_keep_off_its_cards(
     ]
     piled = {m["text"] for m in marks for c in cards if meet(m, c)}
     piled |= {m["text"] for m in plate for c in index if meet(m, c)}
+    # The last hand's words («Прошёл», «Дал 30») are not left lying on anybody's cards.
+    piled |= {b["text"] for b in boxes(page, ".seat .bubble") for c in cards if meet(b, c)}
     assert sorted(piled) == [], f"{sorted(piled)} lie on {BOT}'s cards"
     assert problems(page) == []
