@@ -31,17 +31,26 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page
 from playwright.sync_api import expect as pw_expect
+from sqlmodel import select
 
+from app.lobby.service import create_table
+from app.models import User
 from tests.server.conftest import Server, unique_name
 from tests.server.tablekit import Player as SocketPlayer
-from tests.server.tablekit import grant, new_table
+from tests.server.tablekit import database, fund_house, grant, new_table
 
 from .conftest import Crowd
 from .felt import open_felt
 from .layout import problems, still
+from .test_languages import choose_language
 
 SIZES = [(360, 740), (390, 844), (412, 915), (1280, 800)]
 SHOT = (390, 844)
+# Russian at every size; English and Bulgarian (longer words: «Пропусни», «Check», «Вдигни»)
+# at the narrowest phone and the laptop, the two ends of the layout, so the run grows by half
+# rather than threefold.
+LANGS = {"ru": SIZES, "en": [(360, 740), (1280, 800)], "bg": [(360, 740), (1280, 800)]}
+LABELS = {"ru": "Русский", "en": "English", "bg": "Български"}
 NAMES = ["Иван", "Ёж", "Мария", "Đorđe", "Светла", "Ким", "Александра", "ОЛЕГ", "Пётр"]
 
 STATES = {
@@ -49,7 +58,7 @@ STATES = {
     "shaha36": ["turn", "raise", "look", "vote", "svara", "dark", "showdown", "win", "gathering"],
     "svara32": ["turn", "raise", "look", "svara", "dark", "showdown", "win", "gathering"],
 }
-CROWDED = ["queue", "full", "timeout"]
+CROWDED = ["queue", "full", "timeout", "bots", "bots-between"]
 FULL = {"classic": 8, "shaha36": 6, "svara32": 6}  # the most seats each game allows
 READY = {"classic": "ready", "shaha36": "ready", "svara32": "ready"}
 
@@ -96,7 +105,10 @@ def play(players: list[SocketPlayer], game: str, hands: int, rng: random.Random)
             if first.state["phase"] != "playing" or first.hand["id"] != hand_id:  # type: ignore[index]
                 break
             name = first.hand["awaiting"][0]  # type: ignore[index]
-            actor = next(p for p in players if p.name == name)
+            actor = next((p for p in players if p.name == name), None)
+            if actor is None:  # a bot: the server answers for it (app/bots/)
+                first.until(lambda s, v=first.state["version"]: s["version"] > v)
+                continue
             actor.until(lambda s, v=first.state["version"]: s["version"] >= v)
             if actor.state["phase"] != "playing" or not actor.hand["legal"]:  # type: ignore[index]
                 first.until(lambda s, v=first.state["version"]: s["version"] > v)
@@ -196,6 +208,16 @@ def pick(game: str, state: str, msgs: list[dict[str, Any]]) -> dict[str, Any] | 
             and me(m) in (m["hand"] or {}).get("awaiting", [])
             and decisions_by_others(m) >= 3
         ),
+        "bots": lambda m: (
+            sum(1 for s in m["seats"] if s and s["bot"]) >= 2
+            and me(m) in (m["hand"] or {}).get("awaiting", [])
+            and decisions_by_others(m) >= 2
+        ),
+        "bots-between": lambda m: (
+            m["phase"] != "playing"
+            and bool(m["hand"])
+            and any(s and s["bot"] and s.get("answer") for s in m["seats"])
+        ),
     }
     found = [m for m in msgs if m.get("hand") is not None or state == "dark"]
     found = [m for m in found if tests[state](m)]
@@ -267,6 +289,7 @@ class Recording:
             m = pick(game, state, msgs)
             assert m is not None, f"{game}: no {state} state recorded"
             out[state] = m
+        out |= self.with_bots(game, rng)
         # A turn let run out (the shortest timer a table allows, 5 s): «(время вышло)».
         _, three = seated(self.server, game, 3, 3, turn_seconds=5)
         self.players += three
@@ -281,6 +304,43 @@ class Recording:
         missing = set(wanted) - set(out)
         assert not missing, f"{game}: never reached {missing}"
         return out
+
+    def with_bots(self, game: str, rng: random.Random) -> dict[str, dict[str, Any]]:
+        """The most seats the server's bots take (docs/rules.md, «Bots»: one stays free for a
+        person), their avatars, «бот» and «готов» marks: two people at a table of the most
+        seats, its creator fills it with bots (`table:bots`), they play a hand, and the bots
+        are sent away after it (a bot plays at one money table at a time)."""
+        full = FULL[game]
+        fund_house(self.server, 10 * full * 1000)
+        two = [SocketPlayer(self.server, 0, unique_name(NAMES[i])) for i in range(2)]
+        self.players += two
+        db = database(self.server)
+        with db.session() as s:
+            creator = s.exec(select(User).where(User.name == two[0].name)).one()
+            table = create_table(s, f"Боты {game}", game, seats=full, created_by=creator.id)
+            assert table.id is not None
+            table_id = table.id
+        db.dispose()
+        for p in two:
+            p.table = table_id
+            grant(self.server, p.name, 5000)
+            p.join()
+            assert p.call("table:sit", **({} if game == "classic" else {"stack": 400}))["ok"]
+        filled = two[0].call("table:bots", fill=True)
+        assert filled["ok"] and len(filled["bots"]) == full - 3, filled
+        for p in two:
+            p.until(lambda s: sum(1 for x in s["seats"] if x) == full - 1)
+        for _ in range(3):  # a hand the bots end before the people speak: one more
+            play(two, game, 1, rng)
+            two[0].until(lambda s: any(x and x["bot"] and x.get("answer") for x in s["seats"]))
+            msgs = list(messages(two))
+            out = {state: pick(game, state, msgs) for state in ("bots", "bots-between")}
+            if all(out.values()):
+                break
+        assert two[0].call("table:bots", fill=False)["ok"]
+        missing = [state for state, m in out.items() if m is None]
+        assert not missing, f"{game}: no {missing} state recorded"
+        return out  # type: ignore[return-value]
 
     def close(self) -> None:
         for p in self.players:
@@ -298,7 +358,7 @@ def recording(web: Server) -> Iterator[Recording]:
 FEED = """async ([msg, lang]) => {
   const { renderTable, bannerFor } = await import("/static/js/render.js");
   const { applyProtocol } = await import("/static/js/protocol.js");
-  const { translator } = await import("/static/js/i18n.js");
+  const { translator, translatePage } = await import("/static/js/i18n.js");
   const t = translator(lang);
   const now = msg.now * 1000;
   const start = { table: {}, seats: [], queue: 0, me: null, view: null, between: [],
@@ -320,6 +380,7 @@ FEED = """async ([msg, lang]) => {
   document.body.style.setProperty("--bar-h", `${bar}px`);
   document.querySelector("#table-name").textContent = state.table.name;
   document.querySelector("#table-game").textContent = t(`game.${state.table.game}`);
+  translatePage(document, lang);
   await document.fonts.ready;
 }"""
 
@@ -361,31 +422,40 @@ def cramped_log(page: Page) -> list[str]:
     return found
 
 
+def shot_name(lang: str, what: str, size: tuple[int, int]) -> str:
+    """layout-<what>-<w>x<h>.png in Russian, layout-<lang>-<what>-<w>x<h>.png otherwise."""
+    return f"layout-{'' if lang == 'ru' else lang + '-'}{what}-{size[0]}x{size[1]}.png"
+
+
 def cases() -> list[Any]:
     out = []
-    for game, states in STATES.items():
-        for state in [*states, *CROWDED]:
-            for w, h in SIZES:
-                out.append(pytest.param(game, state, (w, h), id=f"{game}-{state}-{w}"))
+    for lang, sizes in LANGS.items():
+        for game, states in STATES.items():
+            for state in [*states, *CROWDED]:
+                for w, h in sizes:
+                    out.append(
+                        pytest.param(lang, game, state, (w, h), id=f"{lang}-{game}-{state}-{w}")
+                    )
     return out
 
 
-@pytest.mark.parametrize(("game", "state", "size"), cases())
+@pytest.mark.parametrize(("lang", "game", "state", "size"), cases())
 def test_the_felt_holds(
     recording: Recording,
     felt_pages: Callable[[tuple[int, int]], Page],
     artifacts: Path,
+    lang: str,
     game: str,
     state: str,
     size: tuple[int, int],
 ) -> None:
     msg = recording.states(game)[state]
     page = felt_pages(size)
-    page.evaluate(FEED, [msg, "ru"])
+    page.evaluate(FEED, [msg, lang])
     found = problems(page) + cramped_log(page)
     if size == SHOT or found:
-        page.screenshot(path=str(artifacts / f"layout-{game}-{state}-{size[0]}x{size[1]}.png"))
-    assert found == [], f"{game} {state} at {size[0]}×{size[1]}:\n" + "\n".join(found)
+        page.screenshot(path=str(artifacts / shot_name(lang, f"{game}-{state}", size)))
+    assert found == [], f"{lang}: {game} {state} at {size[0]}×{size[1]}:\n" + "\n".join(found)
 
 
 # --- the real pages: the buy-in, the chat, the voice sheet, the lobby ---------------------------
@@ -398,6 +468,13 @@ class Visitor:
         self.page = self.player.page
         self.tables: dict[str, tuple[int, list[SocketPlayer]]] = {}
         self.server = server
+        self.lang = "ru"
+
+    def speak(self, lang: str) -> None:
+        """The device's language, switched on the settings page as a player does."""
+        if lang != self.lang:
+            choose_language(self.page, self.player.base, LABELS[lang])
+            self.lang = lang
 
     def table(self, game: str) -> int:
         """A table of `game` with two seated and a line in its chat, between hands."""
@@ -441,43 +518,59 @@ def open_page(visitor: Visitor, game: str, view: str) -> None:
 
 def page_cases() -> list[Any]:
     out = []
-    for game in STATES:
-        for view in ("buyin", "chat", "voice"):
-            if view == "buyin" and game == "classic":
-                continue  # no stacks, no buy-in (C-1.2)
-            for w, h in SIZES:
-                out.append(pytest.param(game, view, (w, h), id=f"{game}-{view}-{w}"))
+    for lang, sizes in LANGS.items():
+        for game in STATES:
+            for view in ("buyin", "chat", "voice"):
+                if view == "buyin" and game == "classic":
+                    continue  # no stacks, no buy-in (C-1.2)
+                for w, h in sizes:
+                    out.append(
+                        pytest.param(lang, game, view, (w, h), id=f"{lang}-{game}-{view}-{w}")
+                    )
     return out
 
 
-@pytest.mark.parametrize(("game", "view", "size"), page_cases())
+@pytest.mark.parametrize(("lang", "game", "view", "size"), page_cases())
 def test_the_table_page_holds(
-    visitor: Visitor, artifacts: Path, game: str, view: str, size: tuple[int, int]
+    visitor: Visitor, artifacts: Path, lang: str, game: str, view: str, size: tuple[int, int]
 ) -> None:
     page = visitor.page
+    visitor.speak(lang)
     page.set_viewport_size({"width": size[0], "height": size[1]})
     open_page(visitor, game, view)
+    pw_expect(page.locator("html")).to_have_attribute("lang", lang)
     found = problems(page)
     if size == SHOT or found:
-        page.screenshot(path=str(artifacts / f"layout-{game}-{view}-{size[0]}x{size[1]}.png"))
-    assert found == [], f"{game} {view} at {size[0]}×{size[1]}:\n" + "\n".join(found)
+        page.screenshot(path=str(artifacts / shot_name(lang, f"{game}-{view}", size)))
+    assert found == [], f"{lang}: {game} {view} at {size[0]}×{size[1]}:\n" + "\n".join(found)
 
 
-@pytest.mark.parametrize("size", SIZES, ids=[f"lobby-{w}" for w, _ in SIZES])
-def test_the_lobby_holds(visitor: Visitor, artifacts: Path, size: tuple[int, int]) -> None:
+@pytest.mark.parametrize(
+    ("lang", "size"),
+    [
+        pytest.param(lang, size, id=f"{lang}-lobby-{size[0]}")
+        for lang, s in LANGS.items()
+        for size in s
+    ],
+)
+def test_the_lobby_holds(
+    visitor: Visitor, artifacts: Path, lang: str, size: tuple[int, int]
+) -> None:
     """The lobby's list with a table of stacks («бай-ин 200–1000») and one with a queue: the
     column heads («Очередь») whole, no word broken («бай-/ин»)."""
     if "lobby" not in visitor.tables:
         visitor.tables["lobby"] = seated(visitor.server, "shaha36", 2, 3)  # one in the queue
     page = visitor.page
+    visitor.speak(lang)
     page.set_viewport_size({"width": size[0], "height": size[1]})
     page.goto(visitor.player.base + "/")
     pw_expect(page.locator(".table-row").first).to_be_visible()
+    pw_expect(page.locator("html")).to_have_attribute("lang", lang)
     still(page)
     found = problems(page)
     if size == SHOT or found:
-        page.screenshot(path=str(artifacts / f"layout-lobby-{size[0]}x{size[1]}.png"))
-    assert found == [], f"the lobby at {size[0]}×{size[1]}:\n" + "\n".join(found)
+        page.screenshot(path=str(artifacts / shot_name(lang, "lobby", size)))
+    assert found == [], f"{lang}: the lobby at {size[0]}×{size[1]}:\n" + "\n".join(found)
 
 
 # Whether a banner is ever on the felt together with the cards of a new deal.
@@ -496,6 +589,7 @@ def test_the_last_hands_banner_is_gone_before_the_next_deal(visitor: Visitor) ->
     """The winner's banner (5 s) is taken down by the next deal: its cards come onto a clean
     felt, whoever answers the gathering at once."""
     page = visitor.page
+    visitor.speak("ru")  # the buttons are clicked by their Russian words
     page.set_viewport_size({"width": SHOT[0], "height": SHOT[1]})
     table, (other,) = seated(visitor.server, "classic", 2, 1)
     page.goto(f"{visitor.player.base}/table/{table}")  # entering takes the free seat (C-1.2)

@@ -1,0 +1,195 @@
+"""The overlaps players saw on the phone and the laptop, each drawn from the state that showed
+it (tests/browser/felt.py's made-up states through render.js and table.css), each checked for
+its own fault before the whole page is given to the layout check (tests/browser/layout.py):
+
+- the top seat's bubble («Войти в свару», «РЕЙЗ») over the header's icons;
+- shaha36's «Пропустить (время вышло)» cut short and covered by the next seat's «Пропустить»;
+- between hands at 360×740, a bot's «бот», «+20 ₽» and «готов» piled onto the shown cards,
+  and the last hand's bubbles («Прошёл», «Дал 30») lying on them.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page
+
+from .felt import NAMES, draw, playing_state, showdown_state
+from .layout import problems, still
+
+PHONES = [(360, 740), (390, 844), (412, 915)]
+SIZES = [*PHONES, (1280, 800)]
+BOT = "Бот Петрович"  # the roster's longest name (app/auth/roster.py)
+
+
+def at(felt: Callable[[dict[str, int]], Page], size: tuple[int, int]) -> Page:
+    page = felt({"width": size[0], "height": size[1]})
+    still(page)
+    return page
+
+
+def boxes(page: Page, selector: str) -> list[dict[str, Any]]:
+    """The box and text of every element matching `selector`."""
+    found: list[dict[str, Any]] = page.eval_on_selector_all(
+        selector,
+        """els => els.map((el) => { const r = el.getBoundingClientRect();
+          return { l: r.left, t: r.top, r: r.right, b: r.bottom, text: el.textContent,
+                   seat: el.closest(".seat")?.dataset.seat ?? null,
+                   whole: el.scrollWidth <= el.clientWidth + 1 }; })""",
+    )
+    return found
+
+
+def meet(a: dict[str, Any], b: dict[str, Any], slack: float = 1.0) -> bool:
+    return (
+        a["l"] + slack < b["r"]
+        and b["l"] + slack < a["r"]
+        and a["t"] + slack < b["b"]
+        and b["t"] + slack < a["b"]
+    )
+
+
+def decided(state: dict[str, Any], *events: dict[str, Any]) -> dict[str, Any]:
+    """`state` after the others' decisions `events` (their bubbles), still the viewer's turn."""
+    state["view"]["events"] = [*state["view"]["events"], *events]
+    return state
+
+
+# --- the top seat's bubble and the header ------------------------------------------------------
+def top_seat_words(game: str, word: str) -> dict[str, Any]:
+    """Four at a table, the viewer at the bottom: the one across (the top of the phone's
+    columns) said `word` last; the hand waits for the last of them (no dialog over the
+    header)."""
+    state = playing_state(game, 4, NAMES[0])
+    top = NAMES[2]
+    state["view"] |= {"awaiting": [NAMES[3]], "legal": []}
+    state["deadlines"] = {NAMES[3]: {"at": time.time() * 1000 + 20_000, "total": 30_000}}
+    if word == "join":  # B-5.2: the Svara is offered, the top seat entered it
+        state["view"]["phase"] = "svara"
+        return decided(state, {"kind": "join", "player": top, "amount": 40})
+    return decided(
+        state,
+        {"kind": "call", "player": NAMES[1], "to": 10, "amount": 0},
+        {"kind": "raise", "player": top, "to": 40, "amount": 40},
+    )
+
+
+@pytest.mark.parametrize("size", PHONES, ids=[f"{w}" for w, _ in PHONES])
+@pytest.mark.parametrize("word", ["join", "raise"])
+def test_the_top_seats_bubble_leaves_the_header_alone(
+    felt: Callable[[dict[str, int]], Page], artifacts: Path, word: str, size: tuple[int, int]
+) -> None:
+    """«Войти в свару» and «РЕЙЗ» of the seat across the table lie below the header: every
+    icon of the top bar is the topmost element at its centre, and no bubble meets the bar."""
+    page = at(felt, size)
+    draw(page, top_seat_words("svara32", word))
+    page.screenshot(path=str(artifacts / f"defect-top-bubble-{word}-{size[0]}x{size[1]}.png"))
+    bar = boxes(page, ".topbar")[0]
+    bubbles = boxes(page, ".seat .bubble")
+    assert {b["text"] for b in bubbles} >= {"Войти в свару" if word == "join" else "РЕЙЗ"}
+    over = [b["text"] for b in bubbles if meet(b, bar)]
+    assert over == [], f"bubbles over the header: {over}"
+    covered = page.evaluate(
+        """() => [...document.querySelectorAll(".topbar .icon-btn")].filter((el) => {
+          if (!el.checkVisibility()) return false;
+          const r = el.getBoundingClientRect();
+          const top = document.elementFromPoint((r.left + r.right) / 2, (r.top + r.bottom) / 2);
+          return !el.contains(top);
+        }).map((el) => el.getAttribute("aria-label"))"""
+    )
+    assert covered == [], f"header icons covered: {covered}"
+    assert problems(page) == []
+
+
+# --- shaha36: a turn let run out beside the next seat's word -----------------------------------
+def lapsed_beside_a_check(n: int) -> dict[str, Any]:
+    """shaha36 at `n` seats, the viewer's turn: the seat before him let his time run out (the
+    server checked for him, S-3.4: «Пропустить (время вышло)»), the one before that checked."""
+    state = playing_state("shaha36", n, NAMES[0])
+    state["view"]["legal"] = [
+        {"do": "fold"},
+        {"do": "check"},
+        {"do": "raise", "min_to": 20, "max_to": 90},
+    ]
+    others = NAMES[1:n]
+    events: list[dict[str, Any]] = []
+    for k, name in enumerate(others):
+        if k == len(others) - 1:
+            events += [{"kind": "timeout", "player": name}, {"kind": "check", "player": name}]
+        else:
+            events.append({"kind": "check", "player": name})
+    return decided(state, *events)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=[f"{w}" for w, _ in SIZES])
+@pytest.mark.parametrize("n", [3, 6])
+def test_a_lapsed_turn_is_said_whole_beside_the_next_seats_word(
+    felt: Callable[[dict[str, int]], Page], artifacts: Path, n: int, size: tuple[int, int]
+) -> None:
+    """«Пропустить (время вышло)» is read whole (no «время выш…»), and no other seat's
+    «Пропустить» lies on it."""
+    page = at(felt, size)
+    draw(page, lapsed_beside_a_check(n))
+    page.screenshot(path=str(artifacts / f"defect-lapsed-{n}-{size[0]}x{size[1]}.png"))
+    bubbles = boxes(page, ".seat .bubble")
+    lapsed = [b for b in bubbles if "время вышло" in b["text"]]
+    assert len(lapsed) == 1, [b["text"] for b in bubbles]
+    assert lapsed[0]["whole"], f"«{lapsed[0]['text']}» is cut at {size}"
+    others = [b["text"] for b in bubbles if b is not lapsed[0] and meet(b, lapsed[0])]
+    assert others == [], f"«{lapsed[0]['text']}» is covered by {others}"
+    assert problems(page) == []
+
+
+# --- between hands at 360: a bot's marks and its shown cards -----------------------------------
+def bot_won_and_ready(n: int) -> dict[str, Any]:
+    """Between two classic hands: the last one's showdown still on the felt, its winner a bot
+    (C-3.6) who answered «Готов» for the next (C-1.3)."""
+    state = showdown_state("classic", n, me=NAMES[n - 1])
+    view = state["view"]
+    view["players"][0]["name"] = BOT
+    for e in view["events"]:
+        if e["kind"] == "showdown":
+            e["hands"][BOT] = e["hands"].pop(NAMES[0])
+        if e["kind"] == "award":
+            e["player"] = BOT
+            e["amount"] = 20
+        if e["kind"] == "deal":
+            e["players"] = [BOT, *e["players"][1:]]
+    state["seats"][0] |= {"name": BOT, "bot": True, "avatar": "boar", "ready": True}
+    state["phase"] = "waiting"
+    state["between"] = [{"do": "ready"}, {"do": "skip"}]
+    state["deadlines"] = {NAMES[n - 1]: {"at": time.time() * 1000 + 20_000, "total": 30_000}}
+    return state
+
+
+@pytest.mark.parametrize("size", SIZES, ids=[f"{w}" for w, _ in SIZES])
+@pytest.mark.parametrize("n", [3, 4, 8])
+def test_a_bots_marks_between_hands_keep_off_its_cards(
+    felt: Callable[[dict[str, int]], Page], artifacts: Path, n: int, size: tuple[int, int]
+) -> None:
+    """The winning bot's «бот», «+20 ₽» and «готов» stay clear of the cards it showed and
+    of the next seat's."""
+    page = at(felt, size)
+    draw(page, bot_won_and_ready(n))
+    page.screenshot(path=str(artifacts / f"defect-bot-marks-{n}-{size[0]}x{size[1]}.png"))
+    marks = [m for m in boxes(page, ".seat .mark") if m["seat"] == BOT]
+    assert {"бот", "+20 ₽", "готов"} <= {m["text"] for m in marks}, marks
+    plate = [m for m in boxes(page, ".seat .plate span") if m["seat"] == BOT]
+    cards = boxes(page, ".seat-cards .card.up")
+    assert len([c for c in cards if c["seat"] == BOT]) == 3
+    # Its marks clear of its own cards and the next seat's; its name and balance clear of
+    # the cards' indices.
+    index = [
+        c | {"r": c["l"] + (c["r"] - c["l"]) * 0.34, "b": c["t"] + (c["b"] - c["t"]) * 0.3}
+        for c in cards
+    ]
+    piled = {m["text"] for m in marks for c in cards if meet(m, c)}
+    piled |= {m["text"] for m in plate for c in index if meet(m, c)}
+    # The last hand's words («Прошёл», «Дал 30») are not left lying on anybody's cards.
+    piled |= {b["text"] for b in boxes(page, ".seat .bubble") for c in cards if meet(b, c)}
+    assert sorted(piled) == [], f"{sorted(piled)} lie on {BOT}'s cards"
+    assert problems(page) == []
