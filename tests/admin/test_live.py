@@ -100,7 +100,9 @@ def test_a_ban_disconnects_and_frees_the_seat(server: Server) -> None:
 def test_a_ban_in_a_hand_folds_the_player_on_his_turn(server: Server) -> None:
     """S-1.7 as decided for a ban: the hand goes on for the others; the banned player is
     folded when his turn comes and stood up when it ends."""
-    table = new_table(server, "classic")
+    # Turns of 600 s (12 s at the test's time scale): his turn does not lapse while the
+    # ban's command starts in its own process.
+    table = new_table(server, "classic", turn_seconds=600)
     players = seat(server, table, 3, money=200)
     for p in players:
         assert p.call("table:ready") == {"ok": True}
