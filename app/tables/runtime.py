@@ -164,6 +164,7 @@ class LiveTable:
                 seats=seats,
                 queue=queue,
                 money=self.seating.money(),
+                gone=self.seating.gone(),
                 connected=frozenset(p.name for _, p in self.watching.items()),
                 bots=self.watching.bots(),
                 next_dealer=dealer,
@@ -287,7 +288,7 @@ class LiveTable:
         events: list[Event] = []
         for member in members:
             if self.play.in_hand(member.name):
-                self.seating.leaves_after_hand(member)
+                self.seating.leaves_after_hand(member, why)
                 events += [Event("leaving", member.name, {"why": why}), *self._advance()]
                 continue
             events.append(self.seating.free(member, why))
@@ -297,12 +298,13 @@ class LiveTable:
             events += self.seating.seat_from_queue()
         return events
 
-    def stand(self, person: Person) -> None:
+    def stand(self, person: Person, why: str = "left") -> None:
+        """He stands up («Выйти»), or is stood up (`why`, e.g. "admin": app/admin/live.py)."""
         with self.lock:
             dequeued = self.seating.dequeue(person.name)
             if dequeued is not None:
                 return self._changed([dequeued])
-            events = self._stand([self.seating.seated(person)], "left")
+            events = self._stand([self.seating.seated(person)], why)
             if not self.play.playing and self.gathering.complete():
                 with contextlib.suppress(TableError):  # not now: the gathering timer retries
                     events += self._start_hand()
@@ -519,6 +521,7 @@ class LiveTable:
         every viewer is told alike is built once, and only his own parts per viewer."""
         self.version += 1
         self.news.add(self.version, events)
+        self.seating.remember(events)
         if self.occupancy() != self._occupancy:
             self._occupancy = self.occupancy()
             self.services.seats_changed(self.id)
