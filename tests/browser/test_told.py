@@ -49,7 +49,7 @@ def test_a_timed_out_player_reads_why_and_sits_again(crowd: Crowd, artifacts: Pa
     table = Table([ivan, maria], new_table(crowd.server, "classic", 2, turn_seconds=FAST))
     table.seat_everyone()
     table.start()
-    gone = "name => !document.querySelector(`.seat[data-seat=\"${name}\"]`)"
+    gone = 'name => !document.querySelector(`.seat[data-seat="${name}"]`)'
     turn = "name => document.querySelector('#actions .act:not(.between)') || " + gone[8:]
     for _ in range(12):  # Мария decides on each of her turns; Иван's run out
         maria.page.wait_for_function(turn, arg=ivan.name, timeout=30_000)
