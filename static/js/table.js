@@ -248,6 +248,8 @@ function seatRefused(msg) {
  * bring back what he closed). */
 const DISMISSED = `svara.stood.${tableId}`;
 function heardStood(stood) {
+  // A balance heard before this stand-up says nothing about it: the next one will.
+  if (JSON.stringify(stood) !== JSON.stringify(local.stood)) local.balance = null;
   local.stood = stood;
   if (!stood) sessionStorage.removeItem(DISMISSED);
 }
