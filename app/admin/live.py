@@ -114,7 +114,7 @@ class Live:
         live = self.tables.find(data["table"])
         if live is None or (live.member(person.name) is None and not live.queued(person.name)):
             raise AdminError(f"{person.name} is not at table {data['table']}")
-        live.stand(person)
+        live.stand(person, "admin")  # he reads why (`stood`, why "admin")
         socketio.emit(KICKED, {"table": live.id}, to=user_room(person.id))
         return {"table": live.id}
 

@@ -24,7 +24,7 @@ from limits import parse, storage
 from limits.strategies import MovingWindowRateLimiter
 from sqlmodel import Session, col, select
 
-from app import metrics, protocol
+from app import ledger, metrics, protocol
 from app.auth.presence import Player, get_presence, user_room
 from app.extensions import socketio
 from app.ledger import MAX_AMOUNT, LedgerError
@@ -42,6 +42,7 @@ ASK, ASKED, ANSWER, ANSWERED, WAITING_EVENT = (
     "money:answered",
     "money:waiting",
 )
+BALANCE = "account:balance"  # the page's question; the same name as the push (app/admin/live.py)
 
 
 class AskRefused(Exception):
@@ -210,6 +211,14 @@ def _waiting(player: Player, payload: dict[str, Any]) -> dict[str, Any]:
         return _refused(WAITING_EVENT, refused)
 
 
+def _balance(player: Player, payload: dict[str, Any]) -> dict[str, Any]:
+    """`account:balance` {}: a page asks for its own balance when its socket (re)connects
+    and when it comes back in front — the push it missed while away, or a change no
+    running server was told of (docs/protocol.md, `account:balance`)."""
+    with get_db().session() as s:
+        return {"ok": True, "balance": ledger.user_balance(s, player.id)}
+
+
 def online(user_ids: list[int]) -> set[int]:
     """Which of these users have a page open (in this process)."""
     presence = get_presence()
@@ -221,3 +230,4 @@ def init_app(app: Flask) -> None:
     protocol.on(ASK, _ask, required={"amount": int}, optional={"table": int})
     protocol.on(ANSWER, _answer, required={"id": int, "approve": bool})
     protocol.on(WAITING_EVENT, _waiting)
+    protocol.on(BALANCE, _balance)

@@ -47,13 +47,15 @@ class Person:
 @dataclass
 class Member:
     """A seated player. `idle` and `leaving` stand him up when the hand ends (C-1.7's
-    Decision, S-1.7), `stood_by` says the host did; only `Seating` sets them (his answer
-    to the gathering is the gathering's: gathering.py)."""
+    Decision, S-1.7), `why` the reason he will be told (docs/protocol.md, `stood`) and
+    `stood_by` the host who stood him up; only `Seating` sets them (his answer to the
+    gathering is the gathering's: gathering.py)."""
 
     person: Person
     seat: int
     idle: bool = False
     leaving: bool = False
+    why: str = "left"
     stood_by: str | None = None  # the host who stood him up during the hand
 
     @property

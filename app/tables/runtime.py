@@ -169,6 +169,7 @@ class LiveTable:
                 seats=seats,
                 queue=queue,
                 money=self.seating.money(),
+                gone=self.seating.gone(),
                 connected=frozenset(p.name for _, p in self.watching.items()),
                 bots=self.watching.bots(),
                 next_dealer=dealer,
@@ -295,7 +296,7 @@ class LiveTable:
         told = {"by": by} if by else {}
         for member in members:
             if self.play.in_hand(member.name):
-                self.seating.leaves_after_hand(member, by)
+                self.seating.leaves_after_hand(member, why, by)
                 events += [Event("leaving", member.name, {"why": why, **told}), *self._advance()]
                 continue
             events.append(self.seating.free(member, why, by))
@@ -307,7 +308,8 @@ class LiveTable:
         return events
 
     def stand(self, person: Person, why: str = "left", by: str | None = None) -> None:
-        """He stands up, or leaves the queue; or the host `by` stands him up (why "host")."""
+        """He stands up («Выйти»), or is stood up (`why`, e.g. "admin": app/admin/live.py;
+        "host": the host `by`)."""
         with self.lock:
             dequeued = self.seating.dequeue(person.name)
             if dequeued is not None:
@@ -590,6 +592,7 @@ class LiveTable:
         every viewer is told alike is built once, and only his own parts per viewer."""
         self.version += 1
         self.news.add(self.version, events)
+        self.seating.remember(events)
         if self.occupancy() != self._occupancy:
             self._occupancy = self.occupancy()
             self.services.seats_changed(self.id)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Collection, Iterable
+from typing import Any
 
 from app.engine.hand import Event, Hand
 from app.engine.variants import Variant
@@ -18,6 +19,8 @@ from app.ledger import LedgerError
 from .model import Member, Person, TableError
 from .store import Books
 from .view import Sitter
+
+GONE_KEEP = 64  # the last players who lost a seat here whose reason is kept for them
 
 
 class Seating:
@@ -28,6 +31,7 @@ class Seating:
         self.seats: list[Member | None] = [None] * size
         self.queue: deque[tuple[Person, int | None]] = deque()
         self._money: dict[str, int] = {}
+        self._gone: dict[str, dict[str, Any]] = {}  # name → his last `stood` event's data
 
     # --- reading --------------------------------------------------------------------------
     def members(self) -> list[Member]:
@@ -70,6 +74,11 @@ class Seating:
             for m in self.seats
         )
         return seats, tuple(p.name for p, _ in self.queue)
+
+    def gone(self) -> dict[str, dict[str, Any]]:
+        """Why each player who lost his seat here lost it (a copy): told to him until he
+        sits or queues again (docs/protocol.md, `you.stood`)."""
+        return {name: dict(data) for name, data in self._gone.items()}
 
     # --- money ----------------------------------------------------------------------------
     def money_of(self, name: str) -> int:
@@ -143,10 +152,10 @@ class Seating:
         return stack
 
     # --- changes --------------------------------------------------------------------------
-    def leaves_after_hand(self, member: Member, by: str | None = None) -> None:
-        """He left (or the host `by` stood him up) while playing in the hand: his seat is
-        freed when it ends (S-1.7)."""
-        member.leaving = True
+    def leaves_after_hand(self, member: Member, why: str = "left", by: str | None = None) -> None:
+        """He left (or was stood up, `why`; by the host `by`) while playing in the hand: his
+        seat is freed when it ends (S-1.7), and he is told `why` then."""
+        member.leaving, member.why = True, why
         member.stood_by = member.stood_by or by
 
     def idle_after_hand(self, name: str) -> None:
@@ -156,12 +165,24 @@ class Seating:
             member.idle = True
 
     def after_hand(self) -> list[tuple[Member, str]]:
-        """Who stands up now that the hand ended, and why ("host", "idle" or "left")."""
-        return [
-            (m, "host" if m.stood_by else "idle" if m.idle else "left")
-            for m in self.members()
-            if m.leaving or m.idle
-        ]
+        """Who stands up now that the hand ended, and why: "timeout" (C-1.7's Decision),
+        else the reason he left for (S-1.7: "host" with `stood_by`)."""
+        return [(m, "timeout" if m.idle else m.why) for m in self.members() if m.leaving or m.idle]
+
+    def remember(self, events: Iterable[Event]) -> None:
+        """Keep the reason of every `stood` (whoever freed the seat, for whatever reason but
+        his own «Выйти»), and forget it once he sits or queues again."""
+        for event in events:
+            name = event.player
+            if name is None:
+                continue
+            if event.kind == "stood" and event.data.get("why") != "left":
+                self._gone.pop(name, None)
+                self._gone[name] = dict(event.data)
+                while len(self._gone) > GONE_KEEP:
+                    del self._gone[next(iter(self._gone))]
+            elif event.kind in ("sat", "queued", "stood"):
+                self._gone.pop(name, None)
 
     def free_seat(self, seat: int | None) -> int | None:
         """The seat `person` asked for (checked), the first free one for None; None when

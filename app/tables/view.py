@@ -54,6 +54,7 @@ class Snapshot:
     seats: tuple[Sitter | None, ...]
     queue: tuple[str, ...]
     money: Mapping[str, int]
+    gone: Mapping[str, Mapping[str, Any]]  # why each who lost his seat here lost it
     connected: frozenset[str]
     bots: Mapping[str, str | None]  # watchers served in-process: name → avatar
     next_dealer: str | None  # between hands, who would deal if the hand started now
@@ -169,6 +170,8 @@ def state(told: Told, snap: Snapshot, name: str | None, events: list[Event]) -> 
             "seat": member.seat if member else None,
             "queue": queued.index(name) + 1 if name in queued else None,
             "can": can(snap, member, name in queued),
+            # Why he lost his seat here (his last `stood`), until he sits or queues again.
+            "stood": None if member or name is None else snap.gone.get(name),
         },
         "gathering": told.gathering,
         "hand": hand_seen(snap, name),

@@ -72,7 +72,16 @@ const RU = {
   "err.server": "Сервер не смог сохранить ход, попробуйте ещё раз",
   "err.refused": "Сервер отклонил запрос",
   "err.money_short": "Не хватает денег: ещё {short} ₽ (нужно {need} ₽)",
-  stood_money: "Вы встали из-за стола: не хватает денег на анте ({ante} ₽)",
+  // Why he lost his seat (docs/protocol.md `you.stood`), one sentence per `why`; the way
+  // back, «Сесть за стол», stands beside it (stoodSentence).
+  "stood.money": "Вы встали из-за стола: не хватает денег на анте ({ante} ₽)",
+  "stood.timeout": "Вы встали из-за стола: ваше время на ход вышло, и после раздачи место освободилось",
+  "stood.idle": "Вы встали из-за стола: вы не ответили, пока собиралась раздача",
+  "stood.offline": "Вы встали из-за стола: вас слишком долго не было на связи",
+  "stood.host": "{by}, хозяин стола, поднял вас из-за стола",
+  "stood.admin": "Администратор поднял вас из-за стола",
+  "stood.other": "Ваше место за столом освободилось",
+  table_closed_why: "Стол закрыт: {reason}",
   // field errors of the forms (app/forms.py TEXTS)
   "form.required": "Заполните это поле",
   "form.too_long": "Слишком длинное значение",
@@ -128,7 +137,6 @@ const RU = {
   new_hand_btn: "Новая раздача",
   dark32_btn: "Тёмный",
   leave_queue_btn: "Выйти из очереди",
-  table_closed: "Стол закрыт",
   kicked: "Администратор поднял вас из-за стола",
   resumed: "Сервер перезапускался: раздача продолжается, таймеры начаты заново",
   // classic in a hand (C-4, ui.md)
@@ -533,7 +541,6 @@ const RU = {
   "host.asked": "Вы попросили слова. Ведущий видит просьбу.",
   "host.you_muted": "Ведущий выключил вам микрофон за этим столом.",
   "host.muted_mark": "Микрофон выключен ведущим",
-  "host.stood": "{by} поднял вас из-за стола.",
   "log.pause": "{by} ставит игру на паузу после раздачи",
   "log.resume": "{by} продолжает игру",
   "log.lock": "{by} закрыл места за столом",
@@ -621,7 +628,14 @@ const EN = {
   "err.server": "The server could not save that, try again",
   "err.refused": "The server refused the request",
   "err.money_short": "Not enough money: {short} ₽ short ({need} ₽ needed)",
-  stood_money: "You were stood up: not enough money for the ante ({ante} ₽)",
+  "stood.money": "You were stood up: not enough money for the ante ({ante} ₽)",
+  "stood.timeout": "You were stood up: your turn timer ran out, so your seat was freed after the hand",
+  "stood.idle": "You were stood up: you did not answer while the hand was being gathered",
+  "stood.offline": "You were stood up: you were offline for too long",
+  "stood.host": "{by}, the table's host, stood you up",
+  "stood.admin": "An administrator stood you up",
+  "stood.other": "Your seat at the table was freed",
+  table_closed_why: "The table is closed: {reason}",
   "form.required": "Fill in this field",
   "form.too_long": "Too long",
   "form.range": "The number is out of range",
@@ -672,7 +686,6 @@ const EN = {
   new_hand_btn: "New hand",
   dark32_btn: "Dark",
   leave_queue_btn: "Leave the queue",
-  table_closed: "The table is closed",
   kicked: "An administrator stood you up",
   resumed: "The server restarted: the hand goes on, every timer started again",
   "classic.pass": "Pass",
@@ -1070,7 +1083,6 @@ const EN = {
   "host.asked": "You asked to speak. The host sees it.",
   "host.you_muted": "The host muted your microphone at this table.",
   "host.muted_mark": "Muted by the host",
-  "host.stood": "{by} stood you up from the table.",
   "log.pause": "{by} pauses the game after this hand",
   "log.resume": "{by} resumes the game",
   "log.lock": "{by} locked the seats",
@@ -1159,7 +1171,14 @@ const BG = {
   "err.server": "Сървърът не успя да запише хода, опитайте отново",
   "err.refused": "Сървърът отказа заявката",
   "err.money_short": "Нямате достатъчно пари: липсват {short} ₽ (нужни са {need} ₽)",
-  stood_money: "Станахте от масата: нямате пари за антето ({ante} ₽)",
+  "stood.money": "Станахте от масата: нямате пари за антето ({ante} ₽)",
+  "stood.timeout": "Станахте от масата: времето за вашия ход изтече и след раздаването мястото се освободи",
+  "stood.idle": "Станахте от масата: не отговорихте, докато се събираше раздаването",
+  "stood.offline": "Станахте от масата: бяхте без връзка твърде дълго",
+  "stood.host": "{by}, домакинът на масата, ви вдигна от масата",
+  "stood.admin": "Администратор ви вдигна от масата",
+  "stood.other": "Мястото ви на масата се освободи",
+  table_closed_why: "Масата е затворена: {reason}",
   "form.required": "Попълнете това поле",
   "form.too_long": "Твърде дълга стойност",
   "form.range": "Числото е извън позволените граници",
@@ -1210,7 +1229,6 @@ const BG = {
   new_hand_btn: "Ново раздаване",
   dark32_btn: "На тъмно",
   leave_queue_btn: "Излизам от опашката",
-  table_closed: "Масата е затворена",
   kicked: "Администратор ви вдигна от масата",
   resumed: "Сървърът се рестартира: раздаването продължава, таймерите започват отначало",
   "classic.pass": "Минавам",
@@ -1608,7 +1626,6 @@ const BG = {
   "host.asked": "Поискахте думата. Домакинът я вижда.",
   "host.you_muted": "Домакинът изключи микрофона ви на тази маса.",
   "host.muted_mark": "Микрофонът е изключен от домакина",
-  "host.stood": "{by} ви вдигна от масата.",
   "log.pause": "{by} спира играта след раздаването",
   "log.resume": "{by} продължава играта",
   "log.lock": "{by} заключи местата",
@@ -1688,6 +1705,14 @@ export function refusal(lang, msg) {
   const code = known ? msg.code : "refused";
   const text = translate(lang, `err.${code}`);
   return DETAILED.has(code) && msg?.reason ? `${text}: ${msg.reason}` : text;
+}
+
+/** Why a player lost his seat (docs/protocol.md `you.stood`: `{why, by?}`) in his words: the
+ * dictionary's `stood.<why>` is the one table of reasons; a reason this page has no words
+ * for still reads as a sentence (`stood.other`), never as a key. */
+export function stoodSentence(lang, stood, params = {}) {
+  const key = `stood.${stood?.why}`;
+  return translate(lang, key in RU ? key : "stood.other", { by: stood?.by ?? "", ...params });
 }
 
 /** The address `path` asking for `lang` (`?lang=`, which the rules page reads); Russian, the

@@ -99,11 +99,20 @@ socket.on("lobby:state", (state) => {
 socket.on("lobby:table", showTable);
 socket.on("lobby:table_closed", (t) => removeTable(t.id));
 socket.on("lobby:chat", chatLine);
-// A grant or an approved «Попросить фишки» (docs/protocol.md `account:balance`): at once.
-socket.on("account:balance", ({ balance }) => {
+// A grant or an approved «Попросить фишки» (docs/protocol.md `account:balance`): at once;
+// and asked for on connecting and on coming back in front (a push missed meanwhile, a change
+// no running server was told of: a stack returned at a table, a grant with no server up).
+function showBalance(balance) {
   const shown = document.querySelector("#balance b");
   if (shown) shown.textContent = `${Number(balance).toLocaleString("ru-RU")} ₽`;
-});
+}
+socket.on("account:balance", ({ balance }) => showBalance(balance));
+function askBalance() {
+  if (socket.connected) socket.emit("account:balance", {}, (ack) => ack?.ok && showBalance(ack.balance));
+}
+socket.on("connect", askBalance);
+document.addEventListener("visibilitychange", () => document.hidden || askBalance());
+globalThis.addEventListener("focus", askBalance);
 socket.on("error", (e) => { status.textContent = refusal(lang, e); });
 // The lobby's connection is never taken over (C-8.2 is about a table's page); a session
 // ends for every tab at once (a logout, a ban, a new password).

@@ -9,11 +9,12 @@ import { io } from "../vendor/socket.io.esm.min.js";
  * one at that table; docs/protocol.md «Connecting»). `end(text, again)` is for a connection
  * the server ended (the table opened in another tab, the session over): no more
  * reconnecting, and the banner says why; with `again` (a button's label) the banner offers
- * to connect once more, which takes the table back to this page.
+ * to connect once more, which takes the table back to this page; with `away` ({label, href})
+ * it links to where the player goes on (a closed table: the lobby).
  */
 export function connect(statusEl, t, auth = {}) {
   const socket = io({ auth, reconnectionDelay: 500, reconnectionDelayMax: 4000 });
-  let final = null; // {text, again} once the server ended the connection
+  let final = null; // {text, again, away} once the server ended the connection
   const show = (down, text) => {
     if (!statusEl) return;
     statusEl.hidden = !down && final === null;
@@ -26,6 +27,13 @@ export function connect(statusEl, t, auth = {}) {
       button.addEventListener("click", resume);
       statusEl.append(" ", button);
     }
+    if (final?.away) {
+      const link = document.createElement("a");
+      link.className = "net-again";
+      link.href = final.away.href;
+      link.textContent = final.away.label;
+      statusEl.append(" ", link);
+    }
     document.body.classList.toggle("offline", down || final !== null);
   };
   socket.on("connect", () => show(false, ""));
@@ -33,8 +41,8 @@ export function connect(statusEl, t, auth = {}) {
   socket.on("connect_error", () => show(true, t("reconnecting")));
   globalThis.addEventListener("offline", () => show(true, t("offline")));
   globalThis.addEventListener("online", () => (socket.connected || final ? show(!socket.connected, "") : socket.connect()));
-  const end = (text, again = null) => {
-    final = { text, again };
+  const end = (text, again = null, away = null) => {
+    final = { text, again, away };
     socket.io.opts.reconnection = false;
     socket.disconnect(); // the server here cuts it too; one of another process may not
     show(true, text);

@@ -494,8 +494,10 @@ export function renderActions(state, ctx) {
   const { t } = ctx;
   const { view } = state;
   if (!view || !(view.legal || []).length) {
-    // Why the viewer has no seat (docs/rules.md, «No money, no seat»), beside «Сесть за стол».
-    const note = ctx.note ? `<p class="note" role="status">${esc(ctx.note)}</p>` : "";
+    // Why the viewer has no seat (docs/rules.md, «No money, no seat»; docs/protocol.md
+    // `you.stood`), beside «Сесть за стол»; he may close it.
+    const close = `<button type="button" class="note-close" data-note-close aria-label="${esc(t("close"))}"></button>`;
+    const note = ctx.note ? `<p class="note" role="status">${esc(ctx.note)}${close}</p>` : "";
     return note + (state.between || [])
       .map((a) => {
         const label = t(BETWEEN_LABEL[a.do] || a.do);

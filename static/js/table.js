@@ -4,7 +4,7 @@
 
 import { bannerFor, payees, renderBuyInTimer, renderTable } from "./render.js";
 import { loadScorer } from "./count.js";
-import { refusal, translator, variantTitle, withLang } from "./i18n.js";
+import { money, refusal, stoodSentence, translator, variantTitle, withLang } from "./i18n.js";
 import { connect } from "./net.js";
 import { loadSettings } from "./settings.js";
 import { onRefused, play, unlockSound } from "./sound.js";
@@ -28,7 +28,9 @@ const drawn = {};
 
 // speaking: the names whose seats glow (voice:levels); who is in the voice and the toggles
 // are each seat's `voice` in the table state.
-const local = { fresh: new Set(), upBefore: 3, draft: {}, banner: null, score: null, speaking: new Set(), note: null };
+// note: why a seat was refused (need: what it needs); stood: why he lost his seat (the
+// server's `you.stood`); balance: his balance as last heard.
+const local = { fresh: new Set(), upBefore: 3, draft: {}, banner: null, score: null, speaking: new Set(), note: null, need: null, stood: null, balance: null };
 /** Everything the server told us, in the shape render.js reads (protocol.js makes it). */
 let state = { table: { id: tableId, name: "", game: "", seats: 0 }, seats: [], queue: 0, me: null, view: null, between: [], deadlines: {} };
 let bannerTimer = 0;
@@ -47,7 +49,7 @@ function ctx() {
     banner: local.banner,
     speaking: local.speaking,
     tuningMarks: (name) => tuning.seatMarks(name, t, state.me),
-    note: local.note,
+    note: local.note || stoodNote(),
   };
 }
 
@@ -173,16 +175,13 @@ function receive(msg) {
   followSeat();
   if (seated() || state.myQueue) {
     local.note = null;
+    local.need = null;
     wantsSeat = false;
     asking.hide();
   }
-  const broke = state.news.some((e) => e.kind === "stood" && e.player === state.me && e.why === "money");
-  if (broke) {
-    local.note = t("stood_money", { ante: state.table.ante });
-    asking.show(null);
-  }
-  const byHost = state.news.find((e) => e.kind === "stood" && e.player === state.me && e.why === "host");
-  if (byHost) local.note = t("host.stood", { by: byHost.by }); // beside «Сесть за стол»
+  heardStood(msg.you?.stood ?? null);
+  if (state.news.some((e) => e.kind === "stood" && e.player === state.me && e.why === "money")) asking.show(null);
+  if (moneyNote()) askBalance(); // a change no push told of shows with the table's next event
   host.update(msg);
   if (state.view !== before) effects(before, state.view, state.news);
   const inHand = state.phase === "playing" && (state.view?.players || []).some((p) => p.name === state.me);
@@ -238,9 +237,91 @@ let entering = !new URLSearchParams(location.search).has("watch");
 function seatRefused(msg) {
   if (msg.code !== "money") return;
   local.note = refusal(settings.lang, msg);
+  local.need = msg.need ?? null;
   wantsSeat = Boolean(msg.short);
   if (msg.short) asking.show(Number(msg.short));
   draw();
+}
+
+// --- told, not guessed: why he lost his seat, and his balance as it is now ------------------
+
+/** His last loss of a seat here as the server keeps it (docs/protocol.md `you.stood`): said
+ * under the table until he sits again or dismisses it (kept for this tab: a reload does not
+ * bring back what he closed). */
+const DISMISSED = `svara.stood.${tableId}`;
+function heardStood(stood) {
+  // A balance heard before this stand-up says nothing about it: the next one will.
+  if (JSON.stringify(stood) !== JSON.stringify(local.stood)) local.balance = null;
+  local.stood = stood;
+  if (!stood) sessionStorage.removeItem(DISMISSED);
+}
+
+function stoodNote() {
+  const stood = local.stood;
+  if (!stood || sessionStorage.getItem(DISMISSED) === JSON.stringify(stood)) return null;
+  // Stood up for money, he has a seat's worth again: nothing stale is said.
+  if (stood.why === "money" && local.balance != null && local.balance >= seatMinimum()) return null;
+  return stoodSentence(settings.lang, stood, { ante: state.table.ante });
+}
+
+function dismissNote() {
+  if (local.note) {
+    local.note = null;
+    local.need = null;
+  } else if (local.stood) sessionStorage.setItem(DISMISSED, JSON.stringify(local.stood));
+  draw();
+}
+
+/** What a seat needs (docs/rules.md «No money, no seat»): the smallest stack, or the ante. */
+function seatMinimum() {
+  return page.buyInMin ? Number(page.buyInMin) : Number(state.table.ante || 0);
+}
+
+/** Whether a note about money is shown (a refused seat, a stand-up for money). */
+function moneyNote() {
+  return !seated() && ((local.note && local.need != null) || (local.stood?.why === "money" && stoodNote()));
+}
+
+/** His balance (a push, or the page's question `account:balance`): the buy-in shows it, a
+ * note about missing money says the shortfall as it is now or goes, and a player refused a
+ * seat for money tries again once it covers the seat (docs/protocol.md `account:balance`). */
+function heardBalance(balance) {
+  local.balance = Number(balance);
+  const shown = $("#buy-in .buy-in-balance");
+  if (shown) {
+    const args = { balance: money(local.balance) };
+    shown.dataset.i18nArgs = JSON.stringify(args);
+    shown.textContent = t("buy_in_balance", args);
+  }
+  if (seated() || state.myQueue) return draw();
+  if (local.note && local.need != null) {
+    const short = local.need - local.balance;
+    if (short > 0) {
+      local.note = refusal(settings.lang, { code: "money", need: local.need, short });
+      return draw();
+    }
+    local.note = null;
+    local.need = null;
+  }
+  draw();
+  if (local.balance < seatMinimum()) return;
+  asking.hide();
+  if (!wantsSeat) return;
+  wantsSeat = false;
+  if (page.buyInMin) askBuyIn();
+  else socket.emit("table:sit", { table: tableId });
+}
+
+/** Ask the server for his balance, one question at a time: on (re)connecting and on coming
+ * back in front, a push missed meanwhile or a change no running server was told of. */
+let asked = false;
+function askBalance() {
+  if (asked || !socket.connected) return;
+  asked = true;
+  socket.timeout(5000).emit("account:balance", {}, (err, ack) => {
+    asked = false;
+    if (!err && ack?.ok) heardBalance(ack.balance);
+  });
 }
 /** Refused a seat for money, he still wants one: a grant (`account:balance`) seats him. */
 let wantsSeat = false;
@@ -257,17 +338,10 @@ const host = new HostMenu(socket, () => t, {
   muteMine: () => voice?.mic && voice.setMic(false).then(showVoice, () => {}),
 });
 if ($("#asks-badge")) tableHostAsks(socket, () => t, { badge: $("#asks-badge"), list: $("#asks-list") });
-/** His balance changed (a grant, an approved request): no stale «Не хватает денег», and a
- * player refused a seat for money tries again — at a table of stacks the buy-in is asked. */
-socket.on("account:balance", () => {
-  if (seated() || state.myQueue) return;
-  local.note = null;
-  draw();
-  if (!wantsSeat) return asking.hide();
-  if (page.buyInMin) askBuyIn();
-  else socket.emit("table:sit", { table: tableId });
-});
-socket.on("connect", () =>
+// His balance changed (a grant, an approved request): at once.
+socket.on("account:balance", ({ balance }) => heardBalance(balance));
+socket.on("connect", () => {
+  askBalance();
   socket.emit(EVENTS.join, { table: tableId, ...(entering && !page.buyInMin ? { sit: true } : {}) }, (ack) => {
     if (!ack?.state) return;
     $("#chat-list").replaceChildren();
@@ -282,24 +356,24 @@ socket.on("connect", () =>
     if (seated() && !voice && sessionStorage.getItem(VOICE_KEY)) {
       startVoice().then(showVoice, (error) => toast(voiceProblem(error)));
     }
-  }),
-);
+  });
+});
 socket.on("connect_error", (err) => {
   if (err?.message === "login required") location.href = `/login?next=${encodeURIComponent(location.pathname)}`;
 });
 /** The session or the table ended here: no more reconnecting, and this page's voice ends
  * too (a takeover's new page starts its own; the old one must not go on hearing the table).
  * `again`: the label of the banner's button that takes the table back to this page. */
-function over(text, again = null) {
+function over(text, again = null, away = null) {
   voice?.close();
   showVoice();
-  end(text, again);
+  end(text, again, away);
 }
 // C-8.2: the table was opened in another tab or on another device; «Играть здесь» connects
 // this page again, which takes it back (and tells the other page the same).
 socket.on("session:taken_over", () => over(t("taken_over"), t("play_here")));
 socket.on("session:ended", () => over(t("session_ended")));
-socket.on("table:closed", (m) => m.table === tableId && over(`${t("table_closed")}: ${m.reason}`));
+socket.on("table:closed", (m) => m.table === tableId && over(t("table_closed_why", { reason: m.reason }), null, { label: t("lobby"), href: "/" }));
 socket.on("table:kicked", (m) => m.table === tableId && toast(t("kicked")));
 socket.on(EVENTS.state, receive);
 /** A refusal (docs/protocol.md `error`) in the player's words (an illegal action's reason,
@@ -340,6 +414,7 @@ function act(payload) {
 document.addEventListener("click", (ev) => {
   const el = ev.target.closest("button, .card.tap, [data-panel], [data-close]");
   if (!el) return;
+  if (el.dataset.noteClose !== undefined) return dismissNote();
   if (el.dataset.panel) return togglePanel(el.dataset.panel);
   if (el.dataset.close !== undefined) return togglePanel(null);
   if (el.classList.contains("card")) return tapCard();
@@ -486,8 +561,10 @@ const attention = new Attention({
   },
 });
 onRefused(() => attention.unlock());
-// Back in front: a microphone lost meanwhile (a locked phone) is asked for again.
-document.addEventListener("visibilitychange", () => document.hidden || voice?.revive());
+// Back in front: a microphone lost meanwhile (a locked phone) is asked for again, and the
+// balance too (a grant while the phone slept).
+document.addEventListener("visibilitychange", () => document.hidden || (voice?.revive(), askBalance()));
+globalThis.addEventListener("focus", () => askBalance());
 
 const tuning = new VoiceTuning({
   root: $("#voice-tuning"),

@@ -110,7 +110,9 @@ def test_the_hosts_menu_seen_by_the_other_players(crowd: Crowd, artifacts: Path)
 
     # Stand Ёж up: he reads who did it, with «Сесть за стол»; Мария sees his seat go.
     menu(ivan.page, "Поднять", row=yozh.name)
-    expect(yozh.page.locator("#actions .note")).to_have_text(f"{ivan.name} поднял вас из-за стола.")
+    expect(yozh.page.locator("#actions .note")).to_contain_text(
+        f"{ivan.name}, хозяин стола, поднял вас из-за стола"
+    )
     expect(yozh.bar("Сесть за стол")).to_have_count(1)
     expect(maria.page.locator(f'.seat[data-seat="{yozh.name}"]')).to_have_count(0)
     expect(maria.page.locator("#chat-list .host-line").last).to_have_text(

@@ -54,7 +54,13 @@ def test_entering_takes_a_free_seat_a_full_table_queues_and_a_seat_is_kept(fast:
     assert enter(maria, 100, fast) == {"ok": True}
     assert maria.state["you"]["seat"] == 1
     assert enter(yozh, 100, fast) == {"ok": True}
-    assert yozh.state["you"] == {"name": yozh.name, "seat": None, "queue": 1, "can": ["stand"]}
+    assert yozh.state["you"] == {
+        "name": yozh.name,
+        "seat": None,
+        "queue": 1,
+        "can": ["stand"],
+        "stood": None,
+    }
     vera.join()
     assert vera.state["you"]["seat"] is None and vera.state["you"]["queue"] is None
     assert "sit" in vera.state["you"]["can"]  # she may still sit by choice
