@@ -420,6 +420,26 @@ def drift(samples: list[Sample]) -> dict[str, float]:
     }
 
 
+def by_minute(result: Result) -> list[dict[str, Any]]:
+    """The server's RSS (MB, and KB per player), open descriptors and CPU, minute by minute."""
+    start = result.samples[0].at
+    minutes: dict[int, list[Sample]] = {}
+    for sample in result.samples:
+        minutes.setdefault(int((sample.at - start) // 60), []).append(sample)
+    return [
+        {
+            "minute": minute,
+            "rss_mb": round(statistics.mean(s.rss for s in samples) / 2**20, 1),
+            "rss_kb_per_player": round(
+                statistics.mean(s.rss for s in samples) / 1024 / result.players
+            ),
+            "fds": max(s.fds for s in samples),
+            "cpu_pct": round(statistics.mean(s.cpu for s in samples), 1),
+        }
+        for minute, samples in sorted(minutes.items())
+    ]
+
+
 def _round(value: float | None) -> float | None:
     return None if value is None else round(value, 1)
 
