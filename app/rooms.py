@@ -67,7 +67,7 @@ class IndexedManager(RoomIndex):
     """One process (no message queue)."""
 
 
-class IndexedRedisManager(RoomIndex, socketio.RedisManager):  # type: ignore[misc]
+class IndexedRedisManager(RoomIndex, socketio.RedisManager):
     """Several processes over Redis (docs/hosting.md)."""
 
 
