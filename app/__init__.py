@@ -51,7 +51,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     from flask import Flask
 
     from . import config as settings
-    from . import headers, migrations
+    from . import headers, migrations, rooms
     from .extensions import csrf, socketio
     from .models.db import EXTENSION, Database
     from .wire import WirePacket
@@ -74,10 +74,12 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 
     csrf.init_app(app)
     headers.init_app(app)
+    managed = rooms.client_manager(app.config["MESSAGE_QUEUE"])  # rooms indexed by client
     socketio.init_app(
         app,
         async_mode=app.config["ASYNC_MODE"],
         message_queue=app.config["MESSAGE_QUEUE"],
+        **({"client_manager": managed} if managed is not None else {}),
         serializer=WirePacket,  # text packets without python-socketio's binary scan
         max_http_buffer_size=int(app.config["MAX_MESSAGE_BYTES"]),
     )

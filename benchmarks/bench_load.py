@@ -1,7 +1,7 @@
 """Server load: N full classic tables of bots on one `svara serve` process (eventlet).
 
 Run: .venv/bin/python -m benchmarks.bench_load [--tables 10 50 125] [--seats 8]
-     [--pace 2 0] [--seconds 60] [--workers 2] [--profile DIR]
+     [--pace 2 0] [--seconds 60] [--workers 2] [--profile DIR] [--soak SECONDS]
 
 For each N and each pace a fresh server on a fresh instance folder (loopback, any free
 port) gets N tables of `--seats` bots (`benchmarks.loadgen`); after every bot is connected
@@ -10,6 +10,10 @@ person); `--pace 0` answers at once (full speed). Prints one JSON line per run: 
 update latency p50/p95/p99 at the other seats, actions/s, and the server's mean CPU (% of
 one core), peak RSS and open file descriptors. `--profile DIR` records the server with
 py-spy for each run (collapsed stacks per run, DIR/load-N-pace.txt).
+
+`--soak SECONDS`: one run (the first `--tables` and `--pace`) of that length instead, which
+prints the server's RSS per connected player minute by minute, then the summary with the
+drift (the first third of the samples against the last third); it stops by itself.
 """
 
 from __future__ import annotations
@@ -22,13 +26,19 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .loadgen import load_server, prepare, run_tables, sqlite_url
+from .loadgen import by_minute, drift, load_server, prepare, run_tables, sqlite_url
 
 PY_SPY = str(Path(sys.executable).with_name("py-spy"))
 
 
 def one_run(
-    tables: int, seats: int, pace: float, seconds: float, workers: int, profile: Path | None
+    tables: int,
+    seats: int,
+    pace: float,
+    seconds: float,
+    workers: int,
+    profile: Path | None,
+    soak: bool = False,
 ) -> dict[str, object]:
     with tempfile.TemporaryDirectory(prefix="svara-load-") as folder:
         instance = Path(folder)
@@ -51,7 +61,11 @@ def one_run(
                 if spy is not None:  # py-spy writes its record when interrupted
                     spy.send_signal(signal.SIGINT)
                     spy.wait(timeout=120)
-    return result.summary()
+    if not soak:
+        return result.summary()
+    for minute in by_minute(result):
+        print(json.dumps(minute), flush=True)
+    return {**result.summary(), **{k: round(v, 1) for k, v in drift(result.samples).items()}}
 
 
 def main() -> None:
@@ -62,7 +76,16 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--profile", type=Path, default=None)
+    parser.add_argument("--soak", type=float, default=None, metavar="SECONDS")
     args = parser.parse_args()
+    if args.soak is not None:
+        if args.soak <= 0:
+            parser.error("--soak takes a number of seconds above 0")
+        row = one_run(
+            args.tables[0], args.seats, args.pace[0], args.soak, args.workers, args.profile, True
+        )
+        print(json.dumps(row, ensure_ascii=False), flush=True)
+        return
     for tables in args.tables:
         for pace in args.pace:
             row = one_run(tables, args.seats, pace, args.seconds, args.workers, args.profile)

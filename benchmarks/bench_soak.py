@@ -14,11 +14,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import tempfile
 from pathlib import Path
 
-from .loadgen import drift, load_server, prepare, run_tables, sqlite_url
+from .loadgen import by_minute, drift, load_server, prepare, run_tables, sqlite_url
 
 
 def main() -> None:
@@ -35,17 +34,8 @@ def main() -> None:
             result = run_tables(
                 server.url, server.process.pid, seatings, args.pace, args.minutes * 60, workers=1
             )
-    start = result.samples[0].at
-    by_minute: dict[int, list] = {}
-    for sample in result.samples:
-        by_minute.setdefault(int((sample.at - start) // 60), []).append(sample)
-    for minute, samples in sorted(by_minute.items()):
-        print(json.dumps({
-            "minute": minute,
-            "rss_mb": round(statistics.mean(s.rss for s in samples) / 2**20, 1),
-            "fds": max(s.fds for s in samples),
-            "cpu_pct": round(statistics.mean(s.cpu for s in samples), 1),
-        }))  # fmt: skip
+    for minute in by_minute(result):
+        print(json.dumps(minute))
     shift = {k: round(v, 1) for k, v in drift(result.samples).items()}
     print(json.dumps({**result.summary(), **shift}, ensure_ascii=False))
 

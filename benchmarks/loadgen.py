@@ -59,6 +59,7 @@ class Seating:
     table: int
     names: list[str]
     cookies: list[str]
+    url: str | None = None  # the process that plays the table (several: bench_scale_out)
 
 
 def session_cookie(secret: str, user: User) -> str:
@@ -286,7 +287,7 @@ async def _play(
     rng = random.Random(seed)
     runs = [TableRun(tally, pace, rng, playing=False) for _ in seatings]
     bots = [
-        Bot(url, seating.table, name, cookie, run)
+        Bot(seating.url or url, seating.table, name, cookie, run)
         for seating, run in zip(seatings, runs, strict=True)
         for name, cookie in zip(seating.names, seating.cookies, strict=True)
     ]
@@ -324,27 +325,27 @@ class Sample:
 
 
 class Sampler:
-    """Reads the server process's CPU, RSS and file descriptors every `every` seconds."""
+    """Reads the server processes' CPU, RSS and file descriptors every `every` seconds
+    (summed over the processes: CPU in % of one core)."""
 
-    def __init__(self, pid: int, every: float = 1.0):
-        self.process = psutil.Process(pid)
+    def __init__(self, pid: int | list[int], every: float = 1.0):
+        self.processes = [psutil.Process(p) for p in ([pid] if isinstance(pid, int) else pid)]
         self.every = every
         self.samples: list[Sample] = []
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def _run(self) -> None:
-        self.process.cpu_percent(None)
+        for process in self.processes:
+            process.cpu_percent(None)
         while not self._stop.wait(self.every):
-            with self.process.oneshot():
-                self.samples.append(
-                    Sample(
-                        time.monotonic(),
-                        self.process.cpu_percent(None),
-                        self.process.memory_info().rss,
-                        self.process.num_fds(),
-                    )
-                )
+            cpu = rss = fds = 0
+            for process in self.processes:
+                with process.oneshot():
+                    cpu += process.cpu_percent(None)
+                    rss += process.memory_info().rss
+                    fds += process.num_fds()
+            self.samples.append(Sample(time.monotonic(), cpu, rss, fds))
 
     @contextmanager
     def running(self) -> Iterator[Sampler]:
@@ -399,6 +400,7 @@ class Result:
             "max_ms": _round(max(self.latencies) * 1000 if self.latencies else None),
             "server_cpu_pct": round(statistics.mean(cpu), 1) if cpu else None,
             "server_rss_mb": round(max(rss) / 2**20, 1) if rss else None,
+            "rss_kb_per_player": round(max(rss) / 1024 / self.players) if rss else None,
             "server_fds": max(s.fds for s in self.samples) if self.samples else None,
             "client_cpu_pct": round(100 * self.client_cpu / self.seconds, 1),
             "refused": self.refused,
@@ -418,13 +420,33 @@ def drift(samples: list[Sample]) -> dict[str, float]:
     }
 
 
+def by_minute(result: Result) -> list[dict[str, Any]]:
+    """The server's RSS (MB, and KB per player), open descriptors and CPU, minute by minute."""
+    start = result.samples[0].at
+    minutes: dict[int, list[Sample]] = {}
+    for sample in result.samples:
+        minutes.setdefault(int((sample.at - start) // 60), []).append(sample)
+    return [
+        {
+            "minute": minute,
+            "rss_mb": round(statistics.mean(s.rss for s in samples) / 2**20, 1),
+            "rss_kb_per_player": round(
+                statistics.mean(s.rss for s in samples) / 1024 / result.players
+            ),
+            "fds": max(s.fds for s in samples),
+            "cpu_pct": round(statistics.mean(s.cpu for s in samples), 1),
+        }
+        for minute, samples in sorted(minutes.items())
+    ]
+
+
 def _round(value: float | None) -> float | None:
     return None if value is None else round(value, 1)
 
 
 def run_tables(
     url: str,
-    server_pid: int,
+    server_pid: int | list[int],
     seatings: list[Seating],
     pace: float,
     seconds: float,

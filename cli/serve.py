@@ -73,6 +73,10 @@ def serve(
         import eventlet
 
         eventlet.monkey_patch()
+        # psycopg (PostgreSQL, several processes) waits for the server in C unless told
+        # otherwise, which holds the hub for every round trip (docs/performance.md, «Two
+        # processes»); its `select` wait is the patched, green one.
+        os.environ.setdefault("PSYCOPG_WAIT_FUNC", "wait_select")
 
     from app import create_app, start, stop
     from app.admin.money import demo_float

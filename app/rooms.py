@@ -1,0 +1,81 @@
+"""The Socket.IO client manager of this server: python-socketio's, with each client's rooms
+indexed by client.
+
+python-socketio finds a client's rooms by testing every room of the namespace — a copy of
+the room table and one lookup per room at each disconnect and each `rooms()` — and every
+client has a room of its own, so at N players a disconnect costs O(N) and N players leaving
+(a worker's network blip, a restart of a proxy) O(N²), all of it holding the eventlet hub
+(docs/performance.md, «4,000 players»). Here the manager also keeps, per client, the rooms
+it is in, so both cost the client's own few rooms. What the rooms hold, and the messages
+between processes (`RedisManager`), are python-socketio's own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import Any
+
+import socketio
+
+#: Flask-SocketIO's channel: the one its write-only emitters (another process) publish on.
+CHANNEL = "flask-socketio"
+
+Key = tuple[str, Hashable]
+
+
+class RoomIndex(socketio.Manager):
+    """The rooms of each (namespace, client), kept beside python-socketio's room table."""
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.rooms_of: dict[Key, set[Hashable]] = {}
+
+    def basic_enter_room(
+        self, sid: Hashable, namespace: str, room: Hashable, eio_sid: Any = None
+    ) -> None:
+        super().basic_enter_room(sid, namespace, room, eio_sid=eio_sid)
+        self.rooms_of.setdefault((namespace, sid), set()).add(room)
+
+    def basic_leave_room(self, sid: Hashable, namespace: str, room: Hashable) -> None:
+        super().basic_leave_room(sid, namespace, room)
+        rooms = self.rooms_of.get((namespace, sid))
+        if rooms is not None:
+            rooms.discard(room)
+            if not rooms:
+                del self.rooms_of[(namespace, sid)]
+
+    def basic_disconnect(self, sid: Hashable, namespace: str, **kwargs: Any) -> None:
+        """python-socketio's disconnect (5.x `BaseManager.basic_disconnect`), leaving only
+        the client's own rooms instead of testing every room."""
+        if namespace not in self.rooms:
+            return
+        for room in list(self.rooms_of.get((namespace, sid), ())):
+            self.basic_leave_room(sid, namespace, room)
+        self.callbacks.pop(sid, None)
+        for pending in (self.pending_connect, self.pending_disconnect):
+            waiting = pending.get(namespace)
+            if waiting is not None and sid in waiting:
+                waiting.remove(sid)
+                if not waiting:
+                    del pending[namespace]
+
+    def get_rooms(self, sid: Hashable, namespace: str) -> list[Hashable]:
+        return [r for r in self.rooms_of.get((namespace, sid), ()) if r is not None]
+
+
+class IndexedManager(RoomIndex):
+    """One process (no message queue)."""
+
+
+class IndexedRedisManager(RoomIndex, socketio.RedisManager):
+    """Several processes over Redis (docs/hosting.md)."""
+
+
+def client_manager(message_queue: str | None) -> socketio.Manager | None:
+    """The manager for `socketio.init_app(client_manager=…)`; None for a queue other than
+    Redis (Flask-SocketIO then picks python-socketio's own)."""
+    if not message_queue:
+        return IndexedManager()
+    if message_queue.startswith(("redis://", "rediss://")):
+        return IndexedRedisManager(message_queue, channel=CHANNEL)
+    return None

@@ -1,0 +1,68 @@
+"""What grows faster than the players must not come back (docs/performance.md, «4,000
+players»): the work of one disconnect in the server's own Socket.IO client manager, at
+2,000 connected players against 500, in one run.
+
+Counted, not timed: the rooms a disconnect visits (python-socketio walked every room of the
+namespace, and each player has one of his own) and the rooms it leaves. The manager is the
+one `create_app` gives the Socket.IO server, so the test also fails if it is no longer
+wired in.
+"""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+from app import create_app
+from app.extensions import socketio
+
+SEATS = 8
+BOUND = 1.5  # the work per disconnect may grow by this much from 500 to 2,000 players
+
+
+class Walked(dict):  # type: ignore[type-arg]
+    """A namespace's room table that counts the rooms a walk over it visits."""
+
+    visited = 0
+
+    def items(self) -> Any:
+        Walked.visited += len(self)
+        return super().items()
+
+    def copy(self) -> Any:
+        Walked.visited += len(self)
+        return super().copy()
+
+
+def work_per_disconnect(players: int) -> float:
+    """Rooms visited and left per disconnect with `players` connected, 8 to a table."""
+    manager = type(socketio.server.manager)()  # a fresh one of the server's kind
+    ids = itertools.count(1)
+    manager.server = SimpleNamespace(eio=SimpleNamespace(generate_id=lambda: str(next(ids))))
+    sids = [manager.connect(f"eio-{i}", "/") for i in range(players)]
+    for i, sid in enumerate(sids):
+        manager.enter_room(sid, "/", ("table", i // SEATS))
+    manager.rooms["/"] = Walked(manager.rooms["/"])
+    left = 0
+    leave = manager.basic_leave_room
+
+    def counted(*args: Any) -> None:
+        nonlocal left
+        left += 1
+        leave(*args)
+
+    manager.basic_leave_room = counted  # type: ignore[method-assign]
+    Walked.visited = 0
+    leaving = sids[::SEATS]  # one player of each table
+    for sid in leaving:
+        manager.disconnect(sid, "/")
+        assert sid not in manager.rooms["/"][None]
+    return (Walked.visited + left) / len(leaving)
+
+
+def test_a_disconnect_costs_the_same_at_2000_players_as_at_500(tmp_path: Path) -> None:
+    create_app({"INSTANCE": tmp_path, "ASYNC_MODE": "threading"})
+    small, large = work_per_disconnect(500), work_per_disconnect(2_000)
+    assert large / small <= BOUND, (small, large)
