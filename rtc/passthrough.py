@@ -252,15 +252,46 @@ async def _retransmit(self: RTCRtpSender, sequence_number: int) -> None:
         Counters.retransmitted += 1
 
 
+#: A listener's NACKs are answered for each kept packet at most this many times, and not
+#: again within this many seconds (a frame): a receiver that asks for the same packets at
+#: every new gap (aiortc's NackGenerator does) or faster than they can arrive gets each
+#: one again, not a storm (mediasoup likewise resends a packet at most once per RTT).
+MAX_RETRANSMITS = 3
+RETRANSMIT_INTERVAL = 0.02
+
+
+class Resends:
+    """Which NACKed packets of one outgoing stream are sent again (pure: unit-tested)."""
+
+    def __init__(self) -> None:
+        self._sent: dict[int, tuple[int, int, float]] = {}  # at: seq, times, when last
+
+    def allow(self, sequence_number: int, now: float) -> bool:
+        """May `sequence_number` be sent again `now`? (Counted when it may.)"""
+        at = sequence_number % RTP_HISTORY_SIZE
+        seq, times, last = self._sent.get(at, (-1, 0, 0.0))
+        if seq != sequence_number:
+            times = 0
+        elif times >= MAX_RETRANSMITS or now - last < RETRANSMIT_INTERVAL:
+            return False
+        self._sent[at] = sequence_number, times + 1, now
+        return True
+
+
+#: A sender report's clock pair is refreshed every this many packets (`_Sending.send`).
+CLOCK_PAIR_EVERY = 8
+
 #: Seconds from the NTP epoch (1900) to the Unix epoch (1970).
 NTP_UNIX_OFFSET = 2208988800
 _RTP_FIELDS = struct.Struct("!BBHL")  # first byte, marker | PT, sequence number, timestamp
 
 
 def ntp_now() -> int:
-    """The wall clock as a 64-bit NTP timestamp (32.32 fixed point), to about a
-    microsecond: what aiortc's `clock.current_ntp_time` gives, without its datetimes."""
-    return int((time.time() + NTP_UNIX_OFFSET) * 4294967296)
+    """The wall clock as a 64-bit NTP timestamp (32.32 fixed point): what aiortc's
+    `clock.current_ntp_time` gives, without its datetimes."""
+    now = time.time() + NTP_UNIX_OFFSET
+    seconds = int(now)
+    return seconds << 32 | int((now - seconds) * 4294967296)
 
 
 class _Sending:
@@ -270,7 +301,7 @@ class _Sending:
     serialises its header extensions, reads the clock through datetimes and awaits three
     coroutines down to the socket. Here the forwarding task of the publisher sends to every
     listener in one go (docs/voice-protocol.md «Forwarding»): the header is this sender's
-    fixed bytes with the payload type, marker, numbers and abs-send-time written in, then
+    fixed bytes with the payload type, marker and numbers written in, then
     it is encrypted with the listener's SRTP session and handed to the UDP socket of the
     ICE pair in use. The sender's counters and clock pair are kept as aiortc keeps them
     (its RTCP sender reports read them), and the last RTP_HISTORY_SIZE packets for NACKs.
@@ -278,13 +309,13 @@ class _Sending:
 
     __slots__ = (
         "_dtls",
+        "_fixed",
         "_history",
         "_ice",
-        "_middle",
         "_origins",
         "_relaying",
+        "_resent",
         "_sender",
-        "_tail",
         "_types",
     )
 
@@ -294,22 +325,17 @@ class _Sending:
         self._ice = self._dtls.transport._connection
         self._origins = random_sequence_number(), random32()
         self._history: dict[int, bytes] = {}
+        self._resent = Resends()
         self._relaying: set[asyncio.Future[None]] = set()  # sends through a TURN relay
         # Not typed (below): aiortc's private sender state, as its own loop uses it.
         extensions = sender._RTCRtpSender__rtp_header_extensions_map  # type: ignore[attr-defined]
         template = RtpPacket(payload_type=0)
         template.ssrc = sender._ssrc
         template.extensions.mid = sender._RTCRtpSender__mid  # type: ignore[attr-defined]
-        template.extensions.abs_send_time = 0
-        zeros = template.serialize(extensions)
-        template.extensions.abs_send_time = 0xFFFFFF
-        ones = template.serialize(extensions)
-        at = next((i for i, (a, b) in enumerate(zip(zeros, ones, strict=True)) if a != b), None)
-        # The fixed bytes: the first, then SSRC and the extensions up to abs-send-time
-        # (if negotiated), then the rest of the extensions.
-        first = zeros[0]
-        self._middle = first, zeros[8 : len(zeros) if at is None else at]
-        self._tail = None if at is None else zeros[at + 3 :]
+        # The fixed bytes of the header (aiortc negotiates no abs-send-time for audio): the
+        # first (version, extension bit), then the SSRC and the extensions (the mid).
+        fixed = template.serialize(extensions)
+        self._fixed = fixed[0], fixed[8:]
         types = getattr(sender, "_svara_types", None) or {"opus": codec.payloadType}
         self._types = types.get("opus"), types.get("red")
 
@@ -326,26 +352,28 @@ class _Sending:
         seq_origin, ts_origin = self._origins
         seq = (seq_origin + seq) & 0xFFFF
         timestamp = (ts_origin + pts) & 0xFFFFFFFF
-        ntp = ntp_now()
-        first, middle = self._middle
+        first, rest = self._fixed
         header = _RTP_FIELDS.pack(first, relayed.marker << 7 | payload_type, seq, timestamp)
-        if self._tail is None:
-            data = b"".join((header, middle, payload))
-        else:
-            abs_send_time = ((ntp >> 14) & 0xFFFFFF).to_bytes(3, "big")
-            data = b"".join((header, middle, abs_send_time, self._tail, payload))
+        data = b"".join((header, rest, payload))
         self._history[seq % RTP_HISTORY_SIZE] = data
         self._transmit(data)
-        # Not typed (below): what aiortc's RTCP loop reads for its sender reports.
-        sender._RTCRtpSender__ntp_timestamp = ntp  # type: ignore[attr-defined]
-        sender._RTCRtpSender__rtp_timestamp = timestamp  # type: ignore[attr-defined]
+        # Not typed (below): what aiortc's RTCP loop reads for its sender reports; their
+        # clock pair (a wall-clock time and the RTP timestamp sent then) is taken every
+        # CLOCK_PAIR_EVERY packets: it must belong together, it need not be the newest.
         sender._RTCRtpSender__octet_count += len(payload)  # type: ignore[attr-defined]
         sender._RTCRtpSender__packet_count += 1  # type: ignore[attr-defined]
+        if not seq % CLOCK_PAIR_EVERY:
+            sender._RTCRtpSender__ntp_timestamp = ntp_now()  # type: ignore[attr-defined]
+            sender._RTCRtpSender__rtp_timestamp = timestamp  # type: ignore[attr-defined]
 
     def retransmit(self, sequence_number: int) -> bool:
-        """Send the packet `sequence_number` again if it is still kept; was it?"""
-        data = self._history.get(sequence_number % RTP_HISTORY_SIZE)
+        """Send the packet `sequence_number` again if it is still kept, at most
+        MAX_RETRANSMITS times and not twice within RETRANSMIT_INTERVAL; was it sent?"""
+        at = sequence_number % RTP_HISTORY_SIZE
+        data = self._history.get(at)
         if data is None or int.from_bytes(data[2:4], "big") != sequence_number:
+            return False
+        if not self._resent.allow(sequence_number, time.monotonic()):
             return False
         self._transmit(data)
         return True
