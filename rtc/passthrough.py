@@ -188,6 +188,7 @@ class _DirectQueue:
 
     def __init__(self, track_queue: asyncio.Queue[Any]) -> None:
         self._out = track_queue
+        self._kinds: dict[int, str] = {}  # payload type: codec name (read once, not per packet)
 
     def put(self, item: tuple[Any, _RelayedFrame] | None) -> None:
         """What the receiver hands its decoder: (codec, frame), or None at the end."""
@@ -195,7 +196,9 @@ class _DirectQueue:
             self._out.put_nowait(None)  # the track ends, as after the decoder thread
             return
         codec, frame = item
-        name = codec.name.lower()
+        name = self._kinds.get(codec.payloadType)
+        if name is None:
+            name = self._kinds[codec.payloadType] = codec.name.lower()
         if name in ("opus", "red"):  # browsers send Opus (maybe in RED); the rest is dropped
             Counters.red_received += name == "red"
             packet = OpusPacket(
