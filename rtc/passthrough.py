@@ -45,7 +45,7 @@ from typing import Any
 
 import aiortc.rtcrtpreceiver as _receiver_module
 from aioice.ice import StunProtocol
-from aiortc import RTCRtpReceiver, RTCRtpSender
+from aiortc import RTCRtpReceiver, RTCRtpSender, clock
 from aiortc.codecs import CODECS
 from aiortc.mediastreams import MediaStreamTrack
 from aiortc.rtcdtlstransport import State as DtlsState
@@ -214,6 +214,7 @@ _original_retransmit = RTCRtpSender._retransmit
 _original_decoder_worker = _receiver_module.decoder_worker
 _original_run_rtp = RTCRtpSender._run_rtp
 _original_audio_codecs = list(CODECS["audio"])
+_original_current_ms = clock.current_ms
 logger = logging.getLogger("rtc")
 
 
@@ -295,6 +296,12 @@ def ntp_now() -> int:
     now = time.time() + NTP_UNIX_OFFSET
     seconds = int(now)
     return seconds << 32 | int((now - seconds) * 4294967296)
+
+
+def current_ms() -> int:
+    """aiortc's `clock.current_ms` (milliseconds since 1900), which its DTLS transport reads
+    for every received packet, without building two datetimes and a timedelta."""
+    return int((time.time() + NTP_UNIX_OFFSET) * 1000)
 
 
 class _Sending:
@@ -467,6 +474,7 @@ def install() -> None:
     RTCRtpSender._run_rtp = _run_rtp  # type: ignore[method-assign]
     _receiver_module.decoder_worker = _decoder_worker
     CODECS["audio"][:] = _relay_codecs()
+    clock.current_ms = current_ms
 
 
 def uninstall() -> None:
@@ -479,6 +487,7 @@ def uninstall() -> None:
     RTCRtpSender._run_rtp = _original_run_rtp  # type: ignore[method-assign]
     _receiver_module.decoder_worker = _original_decoder_worker
     CODECS["audio"][:] = _original_audio_codecs
+    clock.current_ms = _original_current_ms
 
 
 @contextmanager

@@ -8,6 +8,7 @@ import itertools
 import tomllib
 from pathlib import Path
 
+import aiortc.clock
 import aiortc.rtcrtpreceiver
 import pytest
 from aiortc import RTCConfiguration, RTCPeerConnection
@@ -185,3 +186,14 @@ def test_a_nacked_packet_is_sent_again_a_few_times_not_at_every_ask() -> None:
     assert answered.count(True) == MAX_RETRANSMITS - 1
     assert resends.allow(8, 0.0)  # another packet has its own count
     assert resends.allow(7 + RTP_HISTORY_SIZE, 10.0)  # the same slot, a newer packet
+
+
+def test_the_fast_clock_reads_as_aiortcs() -> None:
+    """The SFU's `clock.current_ms` (no datetimes) and NTP time agree with aiortc's own."""
+    with passthrough.installed():
+        assert aiortc.clock.current_ms is passthrough.current_ms
+    assert aiortc.clock.current_ms is passthrough._original_current_ms
+    ms, theirs_ms = passthrough.current_ms(), passthrough._original_current_ms()
+    ntp, theirs_ntp = passthrough.ntp_now(), aiortc.clock.current_ntp_time()
+    assert abs(ms - theirs_ms) <= 50  # the same clock, read a moment apart
+    assert abs(ntp - theirs_ntp) < 50 * (1 << 32) // 1000
