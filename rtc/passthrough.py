@@ -6,7 +6,11 @@ the 4th packet after it arrives and discards what it holds at a loss, multiplyin
 loss about 5× — and reaches the track at once with its RTP sequence number and timestamp.
 Senders of a `RelayedTrack` send each packet with the sequence number and timestamp the
 track gives (rtc.gate rewrites them per outgoing stream), so a gap stays a gap and the
-listener's browser conceals and reorders, with Opus in-band FEC (`opus_answer`).
+listener's browser conceals and reorders, with Opus in-band FEC (`opus_answer`). They send
+it as it is pushed, from the publisher's forwarding task (`_Sending`: the header written
+in, the listener's SRTP session, the ICE pair's socket), not from aiortc's sending loop,
+which cost a task, an `RtpPacket` and datetimes per listener and packet
+(docs/performance.md «Half the CPU»).
 
 aiortc's receiver always decodes: `RTCRtpReceiver.receive` starts a decoder thread
 (`aiortc.rtcrtpreceiver.decoder_worker`) fed through the receiver's private
@@ -27,7 +31,7 @@ networks (docs/voice-protocol.md «Redundancy and retransmission»):
   Opus, to the others (rtc/red.py); each packet is sent with the payload type of what it is.
 - NACK: the SFU's receiver of a mic asks the publisher for packets its uplink lost (aiortc's
   NackGenerator), and each outgoing stream keeps its last RTP_HISTORY_SIZE packets (128:
-  2.56 s of 20 ms frames) so that aiortc's sender answers a listener's NACK from them.
+  2.56 s of 20 ms frames) to answer a listener's NACK from them (`Resends` bounds it).
 """
 
 from __future__ import annotations
