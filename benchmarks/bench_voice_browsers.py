@@ -1,7 +1,7 @@
 """Voice measured with headless Chromium pages: SFU cost, added delay, loss, recovery.
 
 Run: .venv/bin/python -m benchmarks.bench_voice_browsers [--pages N] [--seconds S]
-     [--freeze F] [--quick]
+     [--freeze F] [--quick] [--cpu-only]
 
 Loopback only; Debian's /usr/bin/chromium through Playwright (never a downloaded browser),
 fake audio devices. The pages are the tests' page harness (tests/rtc/test_browser_voice.py:
@@ -717,6 +717,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             try:
                 site = Site(base, made, browser)
                 figures["browsers"] = browsers_figure(site, TALKERS[: args.pages], args.seconds)
+                if args.cpu_only:
+                    return emit({"phase": "summary", "load_average": list(os.getloadavg())})
                 figures["delay"] = delay_figure(site, args.seconds)
                 figures["loss"] = loss_figure(site, relays, direct, args.loss_seconds)
                 figures["mobile"] = mobile_figure(site, args.loss_seconds, args.quick)
@@ -743,6 +745,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         type=float,
         default=None,
         help="the freeze phase's VOICE_DROP_AFTER (default ~30)",
+    )
+    parser.add_argument(
+        "--cpu-only",
+        action="store_true",
+        help="only the SFU's CPU per forwarded packet (phases 1 and 2)",
     )
     parser.add_argument(
         "--quick",

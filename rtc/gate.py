@@ -19,13 +19,11 @@ from collections.abc import Callable
 
 from aiortc.mediastreams import MediaStreamError
 
-from .passthrough import OpusPacket, RelayedTrack
+from .passthrough import OpusPacket, RelayedTrack, Sink
 
 #: Opus frames of 20 ms at 48 kHz.
 SAMPLES_PER_FRAME = 960
 CLOCK_RATE = 48000
-#: Packets queued per slot before the oldest is dropped (a stalled sender must not grow).
-DEPTH = 8
 #: A sequence jump of more packets than this (2 s) is not loss but a pause in forwarding
 #: (listen or mic off at the SFU while the browser kept sending): the stream continues.
 MAX_GAP = 100
@@ -79,40 +77,42 @@ class Renumbering:
 
 
 class GateTrack(RelayedTrack):
-    """An audio track fed by `push`; its sender forwards exactly what is pushed."""
+    """An audio track fed by `push`; its sender sends exactly what is pushed, at once."""
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         super().__init__()
-        self._queue: asyncio.Queue[OpusPacket | None] = asyncio.Queue(maxsize=DEPTH)
         self._clock = clock
         self._numbers = Renumbering()
+        self._sink: Sink | None = None
+        self._stopped = asyncio.Event()
+
+    def attach(self, sink: Sink) -> None:
+        """The slot's sender started: what is pushed from now on goes to `sink`."""
+        if self.readyState == "live":
+            self._sink = sink
 
     def push(self, packet: OpusPacket, source: object) -> None:
-        """Queue `packet` of `source` (any identity: a new identity continues the stream)."""
-        if self.readyState != "live":
+        """Send `packet` of `source` (any identity: a new identity continues the stream);
+        nothing before the slot's sender started or after the slot stopped."""
+        sink = self._sink
+        if sink is None:
             return
         numbers = self._numbers.map(packet.seq, packet.pts, source, self._clock())
         if numbers is not None:
-            seq, pts = numbers
-            self._put(OpusPacket(packet.data, pts, seq, packet.marker, red=packet.red))
+            sink(packet, *numbers)
 
-    def _put(self, item: OpusPacket | None) -> None:
-        if self._queue.full():
-            self._queue.get_nowait()
-        self._queue.put_nowait(item)
-
-    # Not typed (next line): aiortc types recv as Frame | Packet; this track gives packets.
+    # Not typed (next line): aiortc types recv as Frame | Packet; nothing is read here.
     async def recv(self) -> OpusPacket:  # type: ignore[override]
-        """The next packet to send; MediaStreamError once stopped (ends the sender)."""
-        if self.readyState != "live":
-            raise MediaStreamError
-        packet = await self._queue.get()
-        if packet is None:
-            raise MediaStreamError
-        return packet
+        """A gate is never read (its sender is handed what is pushed): MediaStreamError."""
+        raise MediaStreamError
+
+    async def ended(self) -> None:
+        """Return once the gate is stopped (its sender's loop ends)."""
+        await self._stopped.wait()
 
     def stop(self) -> None:
-        """Stop and wake a sender waiting in `recv` (a plain stop would leave it waiting)."""
+        """Stop sending, and wake the sender waiting in `ended`."""
         if self.readyState == "live":
             super().stop()
-            self._put(None)
+            self._sink = None
+            self._stopped.set()

@@ -6,7 +6,11 @@ the 4th packet after it arrives and discards what it holds at a loss, multiplyin
 loss about 5× — and reaches the track at once with its RTP sequence number and timestamp.
 Senders of a `RelayedTrack` send each packet with the sequence number and timestamp the
 track gives (rtc.gate rewrites them per outgoing stream), so a gap stays a gap and the
-listener's browser conceals and reorders, with Opus in-band FEC (`opus_answer`).
+listener's browser conceals and reorders, with Opus in-band FEC (`opus_answer`). They send
+it as it is pushed, from the publisher's forwarding task (`_Sending`: the header written
+in, the listener's SRTP session, the ICE pair's socket), not from aiortc's sending loop,
+which cost a task, an `RtpPacket` and datetimes per listener and packet
+(docs/performance.md «Half the CPU»).
 
 aiortc's receiver always decodes: `RTCRtpReceiver.receive` starts a decoder thread
 (`aiortc.rtcrtpreceiver.decoder_worker`) fed through the receiver's private
@@ -27,7 +31,7 @@ networks (docs/voice-protocol.md «Redundancy and retransmission»):
   Opus, to the others (rtc/red.py); each packet is sent with the payload type of what it is.
 - NACK: the SFU's receiver of a mic asks the publisher for packets its uplink lost (aiortc's
   NackGenerator), and each outgoing stream keeps its last RTP_HISTORY_SIZE packets (128:
-  2.56 s of 20 ms frames) so that aiortc's sender answers a listener's NACK from them.
+  2.56 s of 20 ms frames) to answer a listener's NACK from them (`Resends` bounds it).
 """
 
 from __future__ import annotations
@@ -36,15 +40,19 @@ import asyncio
 import copy
 import fractions
 import logging
+import struct
+import time
 import traceback
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, cast
+from typing import Any
 
 import aiortc.rtcrtpreceiver as _receiver_module
+from aioice.ice import StunProtocol
 from aiortc import RTCRtpReceiver, RTCRtpSender, clock
 from aiortc.codecs import CODECS
-from aiortc.mediastreams import MediaStreamError, MediaStreamTrack
+from aiortc.mediastreams import MediaStreamTrack
+from aiortc.rtcdtlstransport import State as DtlsState
 from aiortc.rtcrtpparameters import (
     RTCRtcpFeedback,
     RTCRtpCodecParameters,
@@ -54,7 +62,7 @@ from aiortc.rtcrtpparameters import (
 from aiortc.rtcrtpsender import RTP_HISTORY_SIZE, random_sequence_number
 from aiortc.rtp import RtpPacket
 from aiortc.sdp import SessionDescription
-from aiortc.utils import random32, uint16_add, uint32_add
+from aiortc.utils import random32
 
 from . import red
 
@@ -88,7 +96,7 @@ class OpusPacket:
     packets carry their RTP timestamp as `pts` and their RTP sequence number as `seq`.
     """
 
-    __slots__ = ("data", "marker", "pts", "red", "seq")
+    __slots__ = ("_outgoing", "data", "marker", "pts", "red", "seq")
     time_base = OPUS_TIME_BASE
 
     def __init__(
@@ -99,16 +107,57 @@ class OpusPacket:
         self.seq = seq
         self.marker = marker
         self.red = red  # `data` is a RED payload (Opus frames inside, rtc/red.py)
+        self._outgoing: dict[tuple[int, int | None], tuple[int, bytes] | None] | None = None
 
     def __bytes__(self) -> bytes:
         return self.data
 
+    def outgoing(self, opus: int, red_type: int | None) -> tuple[int, bytes] | None:
+        """(payload type, payload) for a listener whose Opus and RED are `opus` and
+        `red_type` (None: no RED): RED as it came where he has it (its blocks numbered as
+        his Opus), the primary frame otherwise. Worked out once per packet and kind of
+        listener, however many listeners there are."""
+        if not self.red:
+            return opus, self.data
+        if red_type is not None:
+            Counters.red_sent += 1
+        else:
+            Counters.red_unwrapped += 1
+        key = opus, red_type
+        known = self._outgoing
+        if known is None:
+            known = self._outgoing = {}
+        elif key in known:
+            return known[key]
+        try:
+            made = (
+                (red_type, red.relabel(self.data, opus))
+                if red_type is not None
+                else (opus, red.primary(self.data))
+            )
+        except red.RedError:
+            made = None  # a malformed RED payload from a publisher: nothing to forward
+        known[key] = made
+        return made
+
+
+#: Sends one relayed packet with its outgoing RTP sequence number and timestamp.
+Sink = Callable[[OpusPacket, int, int], None]
+
 
 class RelayedTrack(MediaStreamTrack):
-    """A track whose packets already carry their outgoing RTP `seq` and `pts` (rtc.gate);
-    its sender sends them as they are instead of numbering them one after another."""
+    """A track whose sender is handed each packet as it is pushed, with its outgoing RTP
+    `seq` and `pts` (rtc.gate), instead of reading frames and numbering them in turn."""
 
     kind = "audio"
+
+    def attach(self, sink: Sink) -> None:
+        """Send every packet pushed from now on through `sink` (its sender started)."""
+        raise NotImplementedError
+
+    async def ended(self) -> None:
+        """Return once the track is stopped (its sender's loop then ends)."""
+        raise NotImplementedError
 
 
 class _RelayedFrame:
@@ -143,6 +192,7 @@ class _DirectQueue:
 
     def __init__(self, track_queue: asyncio.Queue[Any]) -> None:
         self._out = track_queue
+        self._kinds: dict[int, str] = {}  # payload type: codec name (read once, not per packet)
 
     def put(self, item: tuple[Any, _RelayedFrame] | None) -> None:
         """What the receiver hands its decoder: (codec, frame), or None at the end."""
@@ -150,7 +200,9 @@ class _DirectQueue:
             self._out.put_nowait(None)  # the track ends, as after the decoder thread
             return
         codec, frame = item
-        name = codec.name.lower()
+        name = self._kinds.get(codec.payloadType)
+        if name is None:
+            name = self._kinds[codec.payloadType] = codec.name.lower()
         if name in ("opus", "red"):  # browsers send Opus (maybe in RED); the rest is dropped
             Counters.red_received += name == "red"
             packet = OpusPacket(
@@ -166,6 +218,7 @@ _original_retransmit = RTCRtpSender._retransmit
 _original_decoder_worker = _receiver_module.decoder_worker
 _original_run_rtp = RTCRtpSender._run_rtp
 _original_audio_codecs = list(CODECS["audio"])
+_original_current_ms = clock.current_ms
 logger = logging.getLogger("rtc")
 
 
@@ -199,73 +252,201 @@ async def _send(self: RTCRtpSender, parameters: RTCRtpSendParameters) -> None:
 
 
 async def _retransmit(self: RTCRtpSender, sequence_number: int) -> None:
-    Counters.retransmitted += 1
-    await _original_retransmit(self, sequence_number)
+    """A listener's NACK: a relayed stream answers from its own history (`_Sending`)."""
+    sending: _Sending | None = getattr(self, "_svara_sending", None)
+    if sending is None:
+        await _original_retransmit(self, sequence_number)
+    elif sending.retransmit(sequence_number):
+        Counters.retransmitted += 1
 
 
-def _outgoing(relayed: OpusPacket, types: dict[str, int | None]) -> tuple[int, bytes] | None:
-    """(payload type, payload) of a relayed packet for one listener: RED as it came where
-    he negotiated it (its blocks numbered as his Opus), the primary frame otherwise."""
-    opus = types.get("opus")
-    if opus is None:
-        return None
-    if not relayed.red:
-        return opus, relayed.data
-    try:
-        red_type = types.get("red")
-        if red_type is not None:
-            Counters.red_sent += 1
-            return red_type, red.relabel(relayed.data, opus)
-        Counters.red_unwrapped += 1
-        return opus, red.primary(relayed.data)
-    except red.RedError:
-        return None  # a malformed RED payload from a publisher: nothing to forward
+#: A listener's NACKs are answered for each kept packet at most this many times, and not
+#: again within this many seconds (a frame): a receiver that asks for the same packets at
+#: every new gap (aiortc's NackGenerator does) or faster than they can arrive gets each
+#: one again, not a storm (mediasoup likewise resends a packet at most once per RTT).
+MAX_RETRANSMITS = 3
+RETRANSMIT_INTERVAL = 0.02
+
+
+class Resends:
+    """Which NACKed packets of one outgoing stream are sent again (pure: unit-tested)."""
+
+    def __init__(self) -> None:
+        self._sent: dict[int, tuple[int, int, float]] = {}  # at: seq, times, when last
+
+    def allow(self, sequence_number: int, now: float) -> bool:
+        """May `sequence_number` be sent again `now`? (Counted when it may.)"""
+        at = sequence_number % RTP_HISTORY_SIZE
+        seq, times, last = self._sent.get(at, (-1, 0, 0.0))
+        if seq != sequence_number:
+            times = 0
+        elif times >= MAX_RETRANSMITS or now - last < RETRANSMIT_INTERVAL:
+            return False
+        self._sent[at] = sequence_number, times + 1, now
+        return True
+
+
+#: A sender report's clock pair is refreshed every this many packets (`_Sending.send`).
+CLOCK_PAIR_EVERY = 8
+
+#: Seconds from the NTP epoch (1900) to the Unix epoch (1970).
+NTP_UNIX_OFFSET = 2208988800
+_RTP_FIELDS = struct.Struct("!BBHL")  # first byte, marker | PT, sequence number, timestamp
+
+
+def ntp_now() -> int:
+    """The wall clock as a 64-bit NTP timestamp (32.32 fixed point): what aiortc's
+    `clock.current_ntp_time` gives, without its datetimes."""
+    now = time.time() + NTP_UNIX_OFFSET
+    seconds = int(now)
+    return seconds << 32 | int((now - seconds) * 4294967296)
+
+
+def current_ms() -> int:
+    """aiortc's `clock.current_ms` (milliseconds since 1900), which its DTLS transport reads
+    for every received packet, without building two datetimes and a timedelta."""
+    return int((time.time() + NTP_UNIX_OFFSET) * 1000)
+
+
+class _Sending:
+    """One listener's outgoing stream of relayed packets, sent as each one is pushed.
+
+    aiortc's own sending loop wakes a task per packet per listener, builds an `RtpPacket`,
+    serialises its header extensions, reads the clock through datetimes and awaits three
+    coroutines down to the socket. Here the forwarding task of the publisher sends to every
+    listener in one go (docs/voice-protocol.md «Forwarding»): the header is this sender's
+    fixed bytes with the payload type, marker and numbers written in, then
+    it is encrypted with the listener's SRTP session and handed to the UDP socket of the
+    ICE pair in use. The sender's counters and clock pair are kept as aiortc keeps them
+    (its RTCP sender reports read them), and the last RTP_HISTORY_SIZE packets for NACKs.
+    """
+
+    __slots__ = (
+        "_dtls",
+        "_fixed",
+        "_history",
+        "_ice",
+        "_origins",
+        "_relaying",
+        "_resent",
+        "_sender",
+        "_types",
+    )
+
+    def __init__(self, sender: RTCRtpSender, codec: RTCRtpCodecParameters) -> None:
+        self._sender = sender
+        self._dtls = sender.transport
+        self._ice = self._dtls.transport._connection
+        self._origins = random_sequence_number(), random32()
+        self._history: dict[int, bytes] = {}
+        self._resent = Resends()
+        self._relaying: set[asyncio.Future[None]] = set()  # sends through a TURN relay
+        # Not typed (below): aiortc's private sender state, as its own loop uses it.
+        extensions = sender._RTCRtpSender__rtp_header_extensions_map  # type: ignore[attr-defined]
+        template = RtpPacket(payload_type=0)
+        template.ssrc = sender._ssrc
+        template.extensions.mid = sender._RTCRtpSender__mid  # type: ignore[attr-defined]
+        # The fixed bytes of the header (aiortc negotiates no abs-send-time for audio): the
+        # first (version, extension bit), then the SSRC and the extensions (the mid).
+        fixed = template.serialize(extensions)
+        self._fixed = fixed[0], fixed[8:]
+        types = getattr(sender, "_svara_types", None) or {"opus": codec.payloadType}
+        self._types = types.get("opus"), types.get("red")
+
+    def send(self, relayed: OpusPacket, seq: int, pts: int) -> None:
+        """Send `relayed` with this stream's numbers `seq` and `pts` (rtc.gate)."""
+        sender = self._sender
+        if not sender._enabled:
+            return
+        opus, red_type = self._types
+        outgoing = None if opus is None else relayed.outgoing(opus, red_type)
+        if outgoing is None:
+            return
+        payload_type, payload = outgoing
+        seq_origin, ts_origin = self._origins
+        seq = (seq_origin + seq) & 0xFFFF
+        timestamp = (ts_origin + pts) & 0xFFFFFFFF
+        first, rest = self._fixed
+        header = _RTP_FIELDS.pack(first, relayed.marker << 7 | payload_type, seq, timestamp)
+        data = b"".join((header, rest, payload))
+        self._history[seq % RTP_HISTORY_SIZE] = data
+        self._transmit(data)
+        # Not typed (below): what aiortc's RTCP loop reads for its sender reports; their
+        # clock pair (a wall-clock time and the RTP timestamp sent then) is taken every
+        # CLOCK_PAIR_EVERY packets: it must belong together, it need not be the newest.
+        sender._RTCRtpSender__octet_count += len(payload)  # type: ignore[attr-defined]
+        sender._RTCRtpSender__packet_count += 1  # type: ignore[attr-defined]
+        if not seq % CLOCK_PAIR_EVERY:
+            sender._RTCRtpSender__ntp_timestamp = ntp_now()  # type: ignore[attr-defined]
+            sender._RTCRtpSender__rtp_timestamp = timestamp  # type: ignore[attr-defined]
+
+    def retransmit(self, sequence_number: int) -> bool:
+        """Send the packet `sequence_number` again if it is still kept, at most
+        MAX_RETRANSMITS times and not twice within RETRANSMIT_INTERVAL; was it sent?"""
+        at = sequence_number % RTP_HISTORY_SIZE
+        data = self._history.get(at)
+        if data is None or int.from_bytes(data[2:4], "big") != sequence_number:
+            return False
+        if not self._resent.allow(sequence_number, time.monotonic()):
+            return False
+        self._transmit(data)
+        return True
+
+    def _transmit(self, data: bytes) -> None:
+        """Encrypt and send one RTP packet, as RTCDtlsTransport._send_rtp and aioice's
+        Connection.send do (dropped while the DTLS transport or ICE is not connected)."""
+        dtls = self._dtls
+        if dtls._state is not DtlsState.CONNECTED:
+            return
+        protected = dtls._tx_srtp.protect(data)
+        pair = self._ice._nominated.get(1)
+        if pair is None:
+            return
+        protocol = pair.protocol
+        if type(protocol) is StunProtocol:  # a host or server-reflexive candidate: UDP
+            protocol.transport.sendto(protected, pair.remote_addr)
+        else:  # a TURN relay frames the data itself
+            task = asyncio.ensure_future(protocol.send_data(protected, pair.remote_addr))
+            self._relaying.add(task)
+            task.add_done_callback(self._relaying.discard)
+        # Not typed (below): the DTLS transport's counters (its stats).
+        dtls._RTCDtlsTransport__tx_bytes += len(protected)  # type: ignore[attr-defined]
+        dtls._RTCDtlsTransport__tx_packets += 1  # type: ignore[attr-defined]
 
 
 async def _run_rtp(self: RTCRtpSender, codec: RTCRtpCodecParameters) -> None:
-    """aiortc's sending loop, except that a RelayedTrack's packets keep their numbers."""
+    """aiortc's sending loop, except for a RelayedTrack: its packets keep their numbers and
+    are sent as they are pushed (`_Sending`); the loop only waits for the track's end."""
     if not isinstance(self.track, RelayedTrack):
         await _original_run_rtp(self, codec)
         return
-    # Not typed (below): aiortc's private sender state, as its own loop keeps it (so that
-    # its RTCP sender reports stay right).
+    # Not typed (below): aiortc's private sender state, as its own loop keeps it.
     self._RTCRtpSender__rtp_started.set()  # type: ignore[attr-defined]
-    sequence_origin, timestamp_origin = random_sequence_number(), random32()
-    extensions = self._RTCRtpSender__rtp_header_extensions_map  # type: ignore[attr-defined]
-    history = self._RTCRtpSender__rtp_history  # type: ignore[attr-defined]
-    types = getattr(self, "_svara_types", None) or {"opus": codec.payloadType}
     track = self.track
+    sending = _Sending(self, codec)
+    self._svara_sending = sending  # type: ignore[attr-defined]
     try:
-        while True:
-            # A RelayedTrack hands on OpusPackets (rtc.gate), typed by aiortc as its frames.
-            relayed = cast(OpusPacket, await track.recv())
-            outgoing = _outgoing(relayed, types) if self._enabled else None
-            if outgoing is None:
-                continue
-            packet = RtpPacket(
-                payload_type=outgoing[0],
-                marker=relayed.marker,
-                sequence_number=uint16_add(sequence_origin, relayed.seq),
-                timestamp=uint32_add(timestamp_origin, relayed.pts),
-            )
-            packet.ssrc = self._ssrc
-            packet.payload = outgoing[1]
-            packet.extensions.abs_send_time = (clock.current_ntp_time() >> 14) & 0x00FFFFFF
-            packet.extensions.mid = self._RTCRtpSender__mid  # type: ignore[attr-defined]
-            # Kept for a listener's NACK (aiortc's `_retransmit` sends it again as it was).
-            history[packet.sequence_number % RTP_HISTORY_SIZE] = packet
-            await self.transport._send_rtp(packet.serialize(extensions))
-            self._RTCRtpSender__ntp_timestamp = clock.current_ntp_time()  # type: ignore[attr-defined]
-            self._RTCRtpSender__rtp_timestamp = packet.timestamp  # type: ignore[attr-defined]
-            self._RTCRtpSender__octet_count += len(relayed.data)  # type: ignore[attr-defined]
-            self._RTCRtpSender__packet_count += 1  # type: ignore[attr-defined]
-    except (asyncio.CancelledError, ConnectionError, MediaStreamError):
+        track.attach(_guarded(sending.send, track))
+        await track.ended()
+    except asyncio.CancelledError:
         pass
-    except Exception:  # as aiortc's loop: log, and still say the loop exited (or stop hangs)
-        logger.warning("relay sender failed: %s", traceback.format_exc())
     track.stop()
     self._RTCRtpSender__track = None  # type: ignore[attr-defined]
     self._RTCRtpSender__rtp_exited.set()  # type: ignore[attr-defined]
+
+
+def _guarded(send: Sink, track: RelayedTrack) -> Sink:
+    """`send`, which stops its track at the first failure (logged, as aiortc's own loop
+    does): one listener's broken stream never stops the publisher's forwarding."""
+
+    def guarded(relayed: OpusPacket, seq: int, pts: int) -> None:
+        try:
+            send(relayed, seq, pts)
+        except Exception:
+            logger.warning("relay sender failed: %s", traceback.format_exc())
+            track.stop()
+
+    return guarded
 
 
 def _decoder_worker(loop: Any, input_q: Any, output_q: Any, decode_error: Any) -> None:
@@ -297,6 +478,7 @@ def install() -> None:
     RTCRtpSender._run_rtp = _run_rtp  # type: ignore[method-assign]
     _receiver_module.decoder_worker = _decoder_worker
     CODECS["audio"][:] = _relay_codecs()
+    clock.current_ms = current_ms
 
 
 def uninstall() -> None:
@@ -309,6 +491,7 @@ def uninstall() -> None:
     RTCRtpSender._run_rtp = _original_run_rtp  # type: ignore[method-assign]
     _receiver_module.decoder_worker = _original_decoder_worker
     CODECS["audio"][:] = _original_audio_codecs
+    clock.current_ms = _original_current_ms
 
 
 @contextmanager

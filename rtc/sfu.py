@@ -115,6 +115,7 @@ class Sfu:
         self.peers: dict[tuple[str, str], Peer] = {}
         self._sent_levels: dict[str, dict[str, float]] = {}
         self._background: set[asyncio.Task[None]] = set()
+        self._peers_changed = 0  # counts changes of `peers` (the forwarding tasks' gates)
         self.forwarded = 0
 
     # -- requests -----------------------------------------------------------------------
@@ -145,6 +146,7 @@ class Sfu:
             await pc.close()
             raise OfferError(f"cannot answer the offer: {exc}") from exc
         self.peers[(table, player)] = peer
+        self._peers_changed += 1
         pc.on("connectionstatechange", lambda: self._on_state(peer))
         if mic_track is not None:
             peer.forward = asyncio.create_task(self._forward(peer, mic_track))
@@ -274,6 +276,9 @@ class Sfu:
         room = self.rooms[peer.table]
         logged = -BACKLOG_LOG_INTERVAL
         loop = asyncio.get_running_loop()
+        routes: list[tuple[str, int]] | None = None
+        changed = -1
+        gates: list[GateTrack] = []
         while True:
             try:
                 packet = await track.recv()
@@ -288,12 +293,23 @@ class Sfu:
                     peer.player,
                     peer.table,
                 )
-            for listener, slot in room.routes(peer.player):
-                target = self.peers.get((peer.table, listener))
-                if target is not None and slot < len(target.gates):
-                    # The mic's track is passthrough (rtc/passthrough.py): Opus packets.
-                    target.gates[slot].push(cast(OpusPacket, packet), peer)
-                    self.forwarded += 1
+            # The gates change only with the routes (a new list) or the peers.
+            if room.routes(peer.player) is not routes or self._peers_changed != changed:
+                routes, changed = room.routes(peer.player), self._peers_changed
+                gates = self._gates(peer.table, routes)
+            for gate in gates:
+                # The mic's track is passthrough (rtc/passthrough.py): Opus packets.
+                gate.push(cast(OpusPacket, packet), peer)
+            self.forwarded += len(gates)
+
+    def _gates(self, table: str, routes: list[tuple[str, int]]) -> list[GateTrack]:
+        """The gates of the (listener, slot) pairs that have a peer and such a slot."""
+        gates = []
+        for listener, slot in routes:
+            target = self.peers.get((table, listener))
+            if target is not None and slot < len(target.gates):
+                gates.append(target.gates[slot])
+        return gates
 
     def _on_state(self, peer: Peer) -> None:
         if self.peers.get((peer.table, peer.player)) is not peer:
@@ -333,6 +349,7 @@ class Sfu:
         peer = self.peers.pop((table, player), None)
         if peer is None:
             return
+        self._peers_changed += 1
         room = self.rooms.get(table)
         if room is not None and player in room.members:
             self._send_slots(room, room.detach(player))

@@ -7,7 +7,7 @@ import asyncio
 import pytest
 from aiortc.mediastreams import MediaStreamError
 
-from rtc.gate import DEPTH, MAX_GAP, GateTrack, Renumbering
+from rtc.gate import MAX_GAP, GateTrack, Renumbering
 from rtc.passthrough import OpusPacket
 
 
@@ -19,17 +19,26 @@ class Clock:
         return self.now
 
 
-async def drain(gate: GateTrack, count: int) -> list[OpusPacket]:
-    return [await gate.recv() for _ in range(count)]
+class Sent(list[OpusPacket]):
+    """A slot's sender as the gate sees it: what it was handed, with the outgoing numbers."""
+
+    def __call__(self, packet: OpusPacket, seq: int, pts: int) -> None:
+        self.append(OpusPacket(packet.data, pts, seq, packet.marker, red=packet.red))
+
+
+def attached(gate: GateTrack) -> Sent:
+    sent = Sent()
+    gate.attach(sent)
+    return sent
 
 
 def test_one_source_passes_through_unchanged() -> None:
     async def scenario() -> None:
         gate = GateTrack()
+        packets = attached(gate)
         source = object()
         for seq, pts in ((7, 0), (8, 960), (9, 1920), (10, 96000)):  # a silent stretch
             gate.push(OpusPacket(b"x%d" % pts, pts, seq), source)
-        packets = await drain(gate, 4)
         assert [p.pts for p in packets] == [0, 960, 1920, 96000]
         assert [p.seq for p in packets] == [0, 1, 2, 3]
         assert [p.data for p in packets] == [b"x0", b"x960", b"x1920", b"x96000"]
@@ -44,43 +53,50 @@ def test_a_new_source_continues_the_timestamps() -> None:
     async def scenario() -> None:
         clock = Clock()
         gate = GateTrack(clock)
+        packets = attached(gate)
         first, second = object(), object()
         gate.push(OpusPacket(b"a", 480000, 500), first)
         clock.now = 0.5
         gate.push(OpusPacket(b"b", 0, 9000), second)
         gate.push(OpusPacket(b"c", 960, 9001), second)
         gate.push(OpusPacket(b"d", 1920, 502), first)  # back to the first: rebased again
-        packets = await drain(gate, 4)
         assert [p.pts for p in packets] == [480000, 504000, 504960, 505920]
         assert [p.seq for p in packets] == [0, 1, 2, 3]
 
     asyncio.run(scenario())
 
 
-def test_a_stalled_sender_keeps_only_the_newest_packets() -> None:
+def test_nothing_waits_for_a_sender_that_has_not_started() -> None:
+    """Packets pushed before the slot's sender starts are dropped, not sent later in a
+    burst of old audio; the stream starts with the first packet after it started."""
+
     async def scenario() -> None:
         gate = GateTrack()
         source = object()
-        for i in range(DEPTH + 3):
-            gate.push(OpusPacket(b"", i * 960, i), source)
-        packets = await drain(gate, DEPTH)
-        assert packets[0].pts == 3 * 960
-        assert packets[-1].pts == (DEPTH + 2) * 960
+        for i in range(3):
+            gate.push(OpusPacket(b"old", i * 960, i), source)
+        packets = attached(gate)
+        gate.push(OpusPacket(b"new", 3 * 960, 3), source)
+        assert [(p.data, p.seq) for p in packets] == [(b"new", 0)]
 
     asyncio.run(scenario())
 
 
 def test_stop_wakes_a_waiting_sender() -> None:
-    """The reason for the gate: a sender blocked in recv() must end when the slot goes."""
+    """The reason for the gate: a sender waiting on its slot must end when the slot goes."""
 
     async def scenario() -> None:
         gate = GateTrack()
-        waiting = asyncio.create_task(gate.recv())
-        await asyncio.sleep(0)  # let recv() start waiting
+        packets = attached(gate)
+        waiting = asyncio.create_task(gate.ended())
+        await asyncio.sleep(0)  # let the sender start waiting
+        assert not waiting.done()
         gate.stop()
-        with pytest.raises(MediaStreamError):
-            await asyncio.wait_for(waiting, timeout=5)
+        await asyncio.wait_for(waiting, timeout=5)
         gate.push(OpusPacket(b"late", 0), object())  # ignored: the sender is gone
+        gate.attach(packets)  # a stopped gate takes no sender either
+        gate.push(OpusPacket(b"later", 960, 1), object())
+        assert packets == []
         with pytest.raises(MediaStreamError):
             await gate.recv()
 

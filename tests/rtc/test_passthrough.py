@@ -8,16 +8,23 @@ import itertools
 import tomllib
 from pathlib import Path
 
+import aiortc.clock
 import aiortc.rtcrtpreceiver
 import pytest
 from aiortc import RTCConfiguration, RTCPeerConnection
 from aiortc.mediastreams import MediaStreamError, MediaStreamTrack
+from aiortc.rtcrtpsender import RTP_HISTORY_SIZE
+from aiortc.rtp import RtpPacket
 from aiortc.sdp import SessionDescription
 
 from rtc import passthrough
+from rtc.gate import GateTrack
 from rtc.passthrough import (
     AIORTC_VERSION,
+    MAX_RETRANSMITS,
+    RETRANSMIT_INTERVAL,
     OpusPacket,
+    Resends,
     level_to_amplitude,
     opus_answer,
     watch_levels,
@@ -123,3 +130,70 @@ def test_the_answer_asks_for_in_band_fec_and_for_dtx_only_when_offered() -> None
         assert _opus_fmtp(tuned) == {"useinbandfec": "1", "usedtx": "1"}
 
     asyncio.run(scenario())
+
+
+def test_a_relayed_stream_reaches_the_listener_as_pushed() -> None:
+    """A gate's sender writes each pushed packet's header itself (rtc/passthrough.py
+    `_Sending`): the far end's aiortc parses the payload, the numbers given, the marker, the
+    slot's mid, and hands the frames on in order."""
+
+    async def scenario() -> None:
+        with passthrough.installed():
+            gate = GateTrack()
+            sender, receiver = await _connect(gate)
+            transceiver = receiver.getTransceivers()[0]
+            headers: list[RtpPacket] = []
+            handle = transceiver.receiver._handle_rtp_packet
+
+            async def seen(packet: RtpPacket, arrival_time_ms: int) -> None:
+                headers.append(packet)
+                await handle(packet, arrival_time_ms)
+
+            transceiver.receiver._handle_rtp_packet = seen  # type: ignore[method-assign]
+            track = transceiver.receiver.track
+            source = object()
+
+            async def pushing() -> None:
+                for seq in range(1000):  # until the connection is up and the test has read
+                    gate.push(OpusPacket(b"\xfc" + bytes([seq % 256]), seq * 960, seq), source)
+                    await asyncio.sleep(0.005)
+
+            pusher = asyncio.create_task(pushing())
+            got = [await asyncio.wait_for(track.recv(), timeout=15) for _ in range(10)]
+            pusher.cancel()
+            await sender.close()
+            await receiver.close()
+        assert all(isinstance(p, OpusPacket) and p.data[0] == 0xFC for p in got)
+        assert [b.seq - a.seq for a, b in itertools.pairwise(got)] == [1] * 9
+        assert {b.pts - a.pts for a, b in itertools.pairwise(got)} == {960}
+        assert [(p.data[1] - got[0].data[1]) % 256 for p in got] == list(range(10))
+        mid = sender.getTransceivers()[0].mid
+        assert headers and all(h.extensions.mid == mid for h in headers)
+        assert all(h.extensions.abs_send_time is None for h in headers)  # audio: not negotiated
+
+    asyncio.run(scenario())
+
+
+def test_a_nacked_packet_is_sent_again_a_few_times_not_at_every_ask() -> None:
+    """A receiver asking for the same packets over and over (aiortc's NackGenerator repeats
+    every missing one at each new gap) gets each at most MAX_RETRANSMITS times, not twice
+    within RETRANSMIT_INTERVAL; a newer packet at the same place in the history is new."""
+    resends = Resends()
+    step = RETRANSMIT_INTERVAL
+    assert resends.allow(7, 0.0)
+    assert not resends.allow(7, step / 2)  # asked again at once: not yet
+    answered = [resends.allow(7, i * step) for i in range(1, 10)]
+    assert answered.count(True) == MAX_RETRANSMITS - 1
+    assert resends.allow(8, 0.0)  # another packet has its own count
+    assert resends.allow(7 + RTP_HISTORY_SIZE, 10.0)  # the same slot, a newer packet
+
+
+def test_the_fast_clock_reads_as_aiortcs() -> None:
+    """The SFU's `clock.current_ms` (no datetimes) and NTP time agree with aiortc's own."""
+    with passthrough.installed():
+        assert aiortc.clock.current_ms is passthrough.current_ms
+    assert aiortc.clock.current_ms is passthrough._original_current_ms
+    ms, theirs_ms = passthrough.current_ms(), passthrough._original_current_ms()
+    ntp, theirs_ntp = passthrough.ntp_now(), aiortc.clock.current_ntp_time()
+    assert abs(ms - theirs_ms) <= 50  # the same clock, read a moment apart
+    assert abs(ntp - theirs_ntp) < 50 * (1 << 32) // 1000

@@ -1,5 +1,6 @@
 """RFC 2198 payloads as the SFU reads them (rtc/red.py) and which bytes each listener gets
-(rtc/passthrough.py `_outgoing`): RED as it came where negotiated, its primary otherwise."""
+(rtc/passthrough.py `OpusPacket.outgoing`): RED as it came where negotiated, its primary
+otherwise."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rtc import red
-from rtc.passthrough import OpusPacket, _outgoing
+from rtc.passthrough import OpusPacket
 
 frames = st.binary(min_size=1, max_size=120)
 types = st.integers(min_value=96, max_value=127)
@@ -52,12 +53,21 @@ def test_a_malformed_payload_is_refused(payload: bytes) -> None:
 def test_each_listener_gets_what_he_negotiated() -> None:
     payload = build([(111, 960, b"old")], 111, b"new")
     came = OpusPacket(payload, 0, 1, red=True)
-    assert _outgoing(came, {"opus": 111, "red": 63}) == (63, payload)
-    assert _outgoing(came, {"opus": 109, "red": 63}) == (
-        63,
-        build([(109, 960, b"old")], 109, b"new"),
-    )
-    assert _outgoing(came, {"opus": 111}) == (111, b"new")
-    assert _outgoing(OpusPacket(b"plain", 0, 2), {"opus": 111, "red": 63}) == (111, b"plain")
-    assert _outgoing(OpusPacket(b"\x80", 0, 3, red=True), {"opus": 111}) is None
-    assert _outgoing(came, {"red": 63}) is None  # no Opus negotiated: nothing to send
+    assert came.outgoing(111, 63) == (63, payload)
+    assert came.outgoing(109, 63) == (63, build([(109, 960, b"old")], 109, b"new"))
+    assert came.outgoing(111, None) == (111, b"new")
+    assert OpusPacket(b"plain", 0, 2).outgoing(111, 63) == (111, b"plain")
+    assert OpusPacket(b"\x80", 0, 3, red=True).outgoing(111, None) is None
+
+
+def test_each_kind_of_listener_is_worked_out_once_per_packet() -> None:
+    """Seven listeners of one packet: the payload is read once per kind of listener (the
+    same bytes object each time), and a malformed one stays nothing for all of them."""
+    payload = build([(111, 960, b"old")], 111, b"new")
+    came = OpusPacket(payload, 0, 1, red=True)
+    unwrapped = [came.outgoing(111, None) for _ in range(3)]
+    relabelled = [came.outgoing(109, 63) for _ in range(3)]
+    assert all(each is unwrapped[0] for each in unwrapped)
+    assert all(each is relabelled[0] for each in relabelled)
+    broken = OpusPacket(b"\x80", 0, 3, red=True)
+    assert [broken.outgoing(111, None) for _ in range(2)] == [None, None]
