@@ -24,8 +24,7 @@ The module ends with the odds bot's reading of this game and the game's `Game` r
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Sequence
-from functools import partial
+from collections.abc import Collection, Iterable, Sequence
 from math import ceil
 from typing import Any
 
@@ -114,20 +113,11 @@ def _score(cards: Sequence[Card]) -> Score:
     return _SCORE[a.bit | b.bit | c.bit]
 
 
-def describe(item: Action | Legal) -> str:
-    """An action as a player would name it in an error message: `bet 20`, `propose split`."""
-    words = [item.do]
-    if item.to is not None:
-        words.append(str(item.to))
-    if item.deal is not None:
-        words.append(item.deal)
-    return " ".join(words)
-
-
 class ClassicHand(Hand):
     """A `classic` hand from the ante to the award, through any number of Svaras."""
 
     game = "classic"
+    actions = DOS
 
     def __init__(
         self,
@@ -391,41 +381,10 @@ class ClassicHand(Hand):
         return Legal("look", price=price) if price is not None and balance >= price else None
 
     # --- acting -------------------------------------------------------------------------
-    def _validate(self, action: Action) -> Callable[[], None]:
-        p, do = action.player, action.do
-        if self.phase == FINISHED:
-            raise RuleError("the hand is already over", p)
-        if do not in DOS:
-            raise RuleError(f"unknown action {do!r} in classic; known: {', '.join(DOS)}", p)
-        waiting = self.awaiting()
-        legal = self.legal(p)
-        if do in DECLARED:
-            self._check_declared(action, waiting)
-        elif not any(option.allows(action) for option in legal):
-            if not legal:
-                raise RuleError(self._not_your_turn(p, waiting), p)
-            options = ", ".join(describe(option) for option in legal)
-            why = self._why_not(p, action)
-            raise RuleError(
-                f"{p} may not {describe(action)} now{f' ({why})' if why else ''}; legal: {options}",
-                p,
-            )
-        return partial(self._apply, action)
-
-    def _check_declared(self, action: Action, waiting: Sequence[str]) -> None:
-        """`timeout` and `withdraw` are never in `legal()`: the server declares them when the
-        turn's timer runs out (C-4.12) or the proposer disconnects (C-5.3)."""
-        p, do = action.player, action.do
-        if action.to is not None or action.deal is not None:
-            raise RuleError(f"a {do} carries no amount and no deal", p)
-        in_vote = self.phase == VOTE
-        if do == "timeout":
-            if p not in waiting and not (in_vote and p == self.proposer):
-                raise RuleError(self._not_your_turn(p, waiting), p)
-        elif not in_vote:
-            raise RuleError(f"{p} has no proposal to withdraw: no vote is open (C-5.3)", p)
-        elif p != self.proposer:
-            raise RuleError(f"only the proposer {self.proposer} withdraws the proposal (C-5.3)", p)
+    def declarable(self, player: str) -> frozenset[str]:
+        """C-5.3: the proposer's disconnect withdraws his proposal, besides the timeout."""
+        out = super().declarable(player)
+        return out | {"withdraw"} if self.phase == VOTE and player == self.proposer else out
 
     def disconnect_action(self, player: str) -> Action | None:
         """C-5.3: a disconnect cancels a «Варить»/«Делить» proposal: a voter refuses (which
@@ -436,9 +395,13 @@ class ClassicHand(Hand):
             return Action(player, "refuse")
         return Action(player, "withdraw") if player == self.proposer else None
 
-    def _why_not(self, p: str, action: Action) -> str | None:
+    def _why_not(self, action: Action) -> str | None:
         """The rule behind a refusal on the player's own turn, for the common cases."""
-        do, level = action.do, self.level
+        p, do, level = action.player, action.do, self.level
+        if do == "withdraw":
+            if self.phase != VOTE:
+                return f"{p} has no proposal to withdraw: no vote is open (C-5.3)"
+            return f"only the proposer {self.proposer} withdraws the proposal (C-5.3)"
         closing = level is not None and p == self.closer
         if self.phase != BETTING or (self.dark_waiting and p == self.dark_now):
             return None
@@ -471,10 +434,6 @@ class ClassicHand(Hand):
         if do == "bet" and action.to is not None and action.to > self.balance[p]:
             return f"{p} has {self.balance[p]}, C-4.12"
         return None
-
-    def _not_your_turn(self, p: str, waiting: Sequence[str]) -> str:
-        names = ", ".join(waiting) or "nobody"
-        return f"it is not {p}'s turn: waiting for {names} ({self.phase})"
 
     def _apply(self, action: Action) -> None:
         p, do = action.player, action.do

@@ -9,7 +9,7 @@ games (it imports them), and the modules the games are built from (cards, scorin
 variants, hand, policies) are below them: none of those looks a game up by its name.
 
 Adding a game (a fourth, `mygame`):
-1. `app/engine/mygame.py`: its `Hand` subclass (`_validate` and the effects, `legal`, `view`,
+1. `app/engine/mygame.py`: its `Hand` subclass (`actions`, `legal`, `_apply`, `_why_not`, `view`,
    `result`, `phase`), its score rule, its `PARAMS` and presets, and `GAME = Game(...)`;
 2. its name in `MODULES` below — the one registration line;
 3. `static/js/games/mygame.js` (its words and dialogs, see static/js/games/index.js) and
