@@ -289,7 +289,11 @@ def test_call_at_the_wrong_amount() -> None:
 
 
 def test_look_when_seen() -> None:
-    refused(heads_up(), Action("boris", "look"), "boris may not look now; legal: call 0, raise 10..90, fold")
+    refused(
+        heads_up(),
+        Action("boris", "look"),
+        "boris may not look now; legal: call 0, raise 10..90, fold",
+    )
 
 
 def test_join_outside_a_svara() -> None:
