@@ -274,6 +274,10 @@ class Hand(ABC):
         or RuleError saying what was expected: the one check of every game, against
         `legal()` (and `declarable` for what only the server declares). Changes nothing."""
         p, do = action.player, action.do
+        if do not in DECLARED:  # the common case first: an option offered now
+            for option in self.legal(p):
+                if option.allows(action):
+                    return action if action.to is not None else action._replace(to=option.to)
         if do not in self.actions:
             known = ", ".join(self.actions)
             raise RuleError(f"unknown action {do!r} in {self.game}; known: {known}", p)
@@ -281,17 +285,13 @@ class Hand(ABC):
             raise RuleError("the hand is already over", p)
         if all(seat.name != p for seat in self.seats):
             raise RuleError(f"{p!r} is not at this table", p)
-        if do in DECLARED:
-            if action.to is not None or action.deal is not None:
-                raise RuleError(f"a {do} carries no amount and no deal", p)
-            if do in self.declarable(p):
-                return action
+        if do not in DECLARED:
             raise RuleError(self._refusal(action, self.legal(p)), p)
-        options = self.legal(p)
-        for option in options:
-            if option.allows(action):
-                return action if action.to is not None else action._replace(to=option.to)
-        raise RuleError(self._refusal(action, options), p)
+        if action.to is not None or action.deal is not None:
+            raise RuleError(f"a {do} carries no amount and no deal", p)
+        if do not in self.declarable(p):
+            raise RuleError(self._refusal(action, self.legal(p)), p)
+        return action
 
     def declarable(self, player: str) -> frozenset[str]:
         """What the server may declare for `player` now: the timeout of whoever's timer runs

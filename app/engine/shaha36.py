@@ -821,4 +821,5 @@ GAME = Game(
         },
     ),
     odds_policy=odds_play,
+    demo_tables=(("Шаха", "shaha36", {}),),
 )

@@ -629,4 +629,5 @@ GAME = Game(
         phase_seconds={"svara_entry": "svara_seconds"},
     ),
     odds_policy=odds_play,
+    demo_tables=(("Свара-32", "svara32", {}), ("Свара-32 по-старому", "svara32-traditional", {})),
 )

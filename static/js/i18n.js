@@ -850,7 +850,7 @@ const EN = {
   "admin.give": "Give",
   "admin.take": "Take",
   "admin.house_text": "The house holds {house} ₽; the bots hold {bots} ₽ of it",
-  "admin.house_hint": "Bots at money tables play with the house's money: each needs a stake (100 antes in classic, the largest buy-in in the other games).",
+  "admin.house_hint": "Bots at money tables play with the house's money: each needs a stake (100 antes in Classic, the largest buy-in in the other games).",
   "admin.private": "private",
   "admin.stand": "Stand up",
   "admin.queued": "{name} · waiting",
