@@ -277,7 +277,9 @@ class Hand(ABC):
         if do not in DECLARED:  # the common case first: an option offered now
             for option in self.legal(p):
                 if option.allows(action):
-                    return action if action.to is not None else action._replace(to=option.to)
+                    if action.to is not None or option.to is None:
+                        return action
+                    return action._replace(to=option.to)
         if do not in self.actions:
             known = ", ".join(self.actions)
             raise RuleError(f"unknown action {do!r} in {self.game}; known: {known}", p)

@@ -75,6 +75,8 @@ def shaha36_rule(cards: Sequence[Card]) -> Score:
 
 SCORER = Scorer("shaha36", make_deck("6", joker=False), shaha36_rule)
 FOLD, CHECK = Legal("fold"), Legal("check")
+# S-1.3 Decision: a look turns one more card, or up to `to` in all (by cards already turned)
+LOOKS = {n: Legal.range("look", n + 1, 3, 0, default=n + 1) for n in range(3)}
 SHOW_OR_MUCK = [Legal("show"), Legal("muck")]
 VOTES = [Legal("cook"), Legal("split")]
 
@@ -234,9 +236,8 @@ class Shaha36Hand(Hand):
         if player is None or player not in self.stack:
             return []
         out = self._options(player) if player in self.awaiting() else []
-        if self._may_look(player):  # S-1.3 Decision: one more card, or up to `to` in all
-            turned = self.turned[player] + 1
-            out = [*out, Legal.range("look", turned, 3, 0, default=turned)]
+        if self._may_look(player):
+            out = [*out, LOOKS[self.turned[player]]]
         return out
 
     def _options(self, p: str) -> list[Legal]:
