@@ -179,5 +179,5 @@ def seed(s: Session) -> list[dict[str, Any]]:
     for name, variant, rules in (t for g in GAMES.values() for t in g.demo_tables):
         exists = s.exec(select(Table.id).where(Table.name == name, ~col(Table.closed))).first()
         if exists is None:
-            made.append(table_row(s, new_table(s, name, variant, sets=rules)))
+            made.append(table_row(s, new_table(s, name, variant, sets=dict(rules))))
     return made

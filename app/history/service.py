@@ -246,7 +246,7 @@ def _action_words(lang: str, game: str, action: dict[str, Any]) -> str:
     do, to = action.get("do"), action.get("to")
     if do == "timeout":
         return translate(lang, "timeout")
-    own = GAMES[game].action_words(do, to, action.get("deal")) if game in GAMES else None
+    own = GAMES[game].action_words(str(do), to, action.get("deal")) if game in GAMES else None
     if own is not None:
         key, params = own
         return translate(lang, key, **params)
