@@ -3,15 +3,13 @@ each game's own bots (its `Game.bots`) and the odds bot."""
 
 from __future__ import annotations
 
-from ..games import Index
+from ..games import GAMES
 from .base import Bot
 from .odds import OddsBot
 from .simple import RandomBot
 
-BOTS: Index[type[Bot]] = Index(
-    lambda games: [
-        ("random", RandomBot),
-        *((kind, bot) for game in games for kind, bot in game.bots.items()),
-        ("odds", OddsBot),
-    ]
-)
+BOTS: dict[str, type[Bot]] = {
+    "random": RandomBot,
+    **{kind: bot for game in GAMES.values() for kind, bot in game.bots.items()},
+    "odds": OddsBot,
+}
