@@ -3,7 +3,9 @@ the file itself, so a hand's text file (app/history/), a page's first Russian wo
 the browser say the same thing in the same words (docs/i18n.md).
 
 i18n.js keeps one `key: "text",` a line inside `const RU = { … };` (tests/test_i18n_keys.py
-holds it to that), which is all this reader needs. Amounts and cards are written here as
+holds it to that), which is all this reader needs; each game's own words sit the same way in
+its page module, static/js/games/<game>.js (`export const WORDS`), found through the
+registry static/js/games/index.js, as i18n.js finds them. Amounts and cards are written here as
 static/js/i18n.js `money`/`signedMoney` and static/js/cards.js `cardName` write them.
 """
 
@@ -19,7 +21,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 #: Russian first (ui.md): the pages' own language and every fallback.
 DEFAULT = "ru"
 _ENTRY = re.compile(r'^  (?:"([^"]+)"|([A-Za-z_]\w*)): ("(?:[^"\\]|\\.)*"),$')
-_EXPORT = re.compile(r"^export const DICTS = \{ (.*) \};$", re.M)
+_EXPORT = re.compile(r"^export const (?:DICTS|WORDS) = \{ (.*) \};$", re.M)
+_GAME_MODULE = re.compile(r'^import \w+ from "\./(\w+)\.js";$', re.M)
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 MINUS = "\u2212"  # a result's minus sign («−10 ₽»), not a hyphen
 THIN = "\u00a0"  # between thousands and before ₽: never broken across lines
@@ -56,14 +59,34 @@ def read_dictionaries(text: str) -> dict[str, dict[str, str]]:
     """Every dictionary `DICTS` exports, by language, in its order."""
     exported = _EXPORT.search(text)
     if not exported:
-        raise ValueError("no DICTS in i18n.js")
+        raise ValueError("no DICTS (i18n.js) or WORDS (a game's module) exported")
     pairs = dict(pair.split(": ") for pair in exported.group(1).split(", "))
     return {lang: read_dictionary(text, const) for lang, const in pairs.items()}
 
 
+def game_modules() -> list[Path]:
+    """Every game's page module, as static/js/games/index.js imports them."""
+    folder = source().parent / "games"
+    index = (folder / "index.js").read_text(encoding="utf-8")
+    return [folder / f"{name}.js" for name in _GAME_MODULE.findall(index)]
+
+
+def read_all() -> dict[str, dict[str, str]]:
+    """i18n.js's dictionaries with every game's words added, read afresh (ValueError for a
+    key two files define)."""
+    dicts = read_dictionaries(source().read_text(encoding="utf-8"))
+    for module in game_modules():
+        for lang, words in read_dictionaries(module.read_text(encoding="utf-8")).items():
+            twice = dicts[lang].keys() & words.keys()
+            if twice:
+                raise ValueError(f"{module.name}: {', '.join(sorted(twice))} defined twice")
+            dicts[lang].update(words)
+    return dicts
+
+
 @cache
 def dictionaries() -> dict[str, dict[str, str]]:
-    return read_dictionaries(source().read_text(encoding="utf-8"))
+    return read_all()
 
 
 def language(asked: str | None) -> str:

@@ -179,11 +179,12 @@ def table(table_id: int) -> Any:
 
 @bp.route("/rules")
 @bp.route("/rules/<game>")
-def rules(game: str = "classic") -> Any:
+def rules(game: str = "") -> Any:
     """The rules in the language of `?lang=`, the whole page in it; without one (or with an
     unknown one) the page is Russian until the browser sees the device's language and asks
-    for that (static/js/app.js), so a bare /rules link follows the language switch."""
-    _game(game)
+    for that (static/js/app.js), so a bare /rules link follows the language switch; a bare
+    /rules is the first game's."""
+    game = _game(game or next(iter(GAMES)))
     asked = request.args.get("lang", "")
     lang = asked if asked in LANGUAGES else "ru"
     return render_template(

@@ -19,6 +19,8 @@ from app.engine.policies.roster import BOTS
 from app.engine.simulate import simulate as run_simulation
 from app.engine.variants import VariantError
 
+VARIANT_HELP = "a preset: a game's own (its name) or one of its variants"
+
 
 def _print(obj: Any) -> None:
     click.echo(json.dumps(obj, ensure_ascii=False))
@@ -43,7 +45,7 @@ def score_line(game: str, texts: list[str]) -> dict[str, Any]:
 
 
 @click.command()
-@click.option("--variant", "variant_name", required=True, help="classic, shaha36, svara32, …")
+@click.option("--variant", "variant_name", required=True, help=VARIANT_HELP)
 @click.argument("cards", nargs=-1)
 def hand(variant_name: str, cards: tuple[str, ...]) -> None:
     """Score a hand: three CARDS, or one hand per line on stdin."""
@@ -98,7 +100,7 @@ def variants() -> None:
 
 
 @click.command()
-@click.option("--variant", "variant_name", required=True, help="classic, shaha36, svara32, …")
+@click.option("--variant", "variant_name", required=True, help=VARIANT_HELP)
 @click.option("--players", type=click.IntRange(2, 8), required=True, help="bots at the table")
 @click.option("--hands", type=click.IntRange(1), required=True, help="hands to play")
 @click.option("--seed", type=int, default=0, show_default=True, help="same seed, same hands")

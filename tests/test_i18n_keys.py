@@ -14,7 +14,6 @@ import pytest
 
 from app import i18n
 from app.engine.games import GAMES
-from app.i18n import read_dictionaries
 from app.pages import LANGUAGES, score_table
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -23,9 +22,10 @@ PLACEHOLDER = re.compile(r"\{(\w+)\}")
 
 
 def dictionaries() -> dict[str, dict[str, str]]:
-    """The dictionaries `DICTS` exports, by language, read afresh from the file (the
-    server's reader, app/i18n.py, which refuses a line that is not one entry)."""
-    return read_dictionaries(i18n.source().read_text(encoding="utf-8"))
+    """The dictionaries `DICTS` exports with every game module's `WORDS`, by language, read
+    afresh from the files (the server's reader, app/i18n.py, which refuses a line that is
+    not one entry)."""
+    return i18n.read_all()
 
 
 def test_the_browser_and_the_server_know_the_same_languages() -> None:

@@ -9,6 +9,7 @@ from typing import Any
 from sqlmodel import Session, col, func, select
 
 from app import ledger
+from app.engine.games import GAMES
 from app.engine.variants import VariantError
 from app.lobby.invites import invite_path
 from app.lobby.service import create_table
@@ -17,15 +18,6 @@ from app.table_rules import find_variant, table_variant
 
 from . import AdminError
 from .variants import json_rules
-
-# `svara admin seed`: one open table of each kind, created only when missing (by name).
-DEMO_TABLES: tuple[tuple[str, str, dict[str, Any]], ...] = (
-    ("Классика", "classic", {}),
-    ("Классика по 50", "classic", {"ante": 50, "levels": "50,100,150"}),
-    ("Шаха", "shaha36", {}),
-    ("Свара-32", "svara32", {}),
-    ("Свара-32 по-старому", "svara32-traditional", {}),
-)
 
 
 def get_table(s: Session, key: str) -> Table:
@@ -183,8 +175,9 @@ def close_table(s: Session, table: Table, reason: str) -> dict[str, Any]:
 def seed(s: Session) -> list[dict[str, Any]]:
     """The demo tables that are missing (by name among open tables); none on a second run."""
     made = []
-    for name, variant, rules in DEMO_TABLES:
+    # one open table of each kind each game names, created only when missing (by name)
+    for name, variant, rules in (t for g in GAMES.values() for t in g.demo_tables):
         exists = s.exec(select(Table.id).where(Table.name == name, ~col(Table.closed))).first()
         if exists is None:
-            made.append(table_row(s, new_table(s, name, variant, sets=rules)))
+            made.append(table_row(s, new_table(s, name, variant, sets=dict(rules))))
     return made

@@ -31,7 +31,7 @@ from app import ledger, protocol
 from app.auth.presence import Player
 from app.auth.roster import ROSTER
 from app.auth.service import current_user, login_required
-from app.engine.games import get_variant
+from app.engine.games import PRESETS, get_variant
 from app.lobby.service import EXTENSION as LOBBY
 from app.lobby.service import create_table
 from app.models import Table
@@ -44,7 +44,13 @@ from app.tables.view import Snapshot
 from .seats import BotSeats
 
 EXTENSION = "svara.bots"
-PRACTICE = "svara32-practice"
+
+
+def practice_preset() -> str:
+    """The preset of «Тренировка с ботом»: the one whose rules say practice chips (B-1.4)."""
+    return next(v.name for v in PRESETS.values() if v.rules.get("practice"))
+
+
 BOTS_SAID = "bots"  # the flashed refusal of the lobby's bots switch
 bp = Blueprint("bots", __name__)
 
@@ -77,16 +83,16 @@ def practice() -> Any:
     with db.session() as s:
         table = s.exec(
             select(Table).where(
-                Table.variant == PRACTICE, Table.created_by == user.id, ~col(Table.closed)
+                Table.variant == practice_preset(), Table.created_by == user.id, ~col(Table.closed)
             )
         ).first()
         if table is None:
-            preset = get_variant(PRACTICE)
+            preset = get_variant(practice_preset())
             stack = preset["practice_stack"] // preset["ante"]  # in antes: 500 chips each
             table = create_table(
                 s,
                 f"Практика · {user.name}",
-                PRACTICE,
+                practice_preset(),
                 private=True,
                 created_by=user.id,
                 rules={"buy_in_min": stack, "buy_in_max": stack},
@@ -194,7 +200,7 @@ def own_tables() -> list[dict[str, Any]]:
     with current_app.extensions[DB].reading() as s:
         tables = s.exec(
             select(Table).where(
-                Table.created_by == user.id, ~col(Table.closed), Table.variant != PRACTICE
+                Table.created_by == user.id, ~col(Table.closed), Table.variant != practice_preset()
             )
         ).all()
         rows = [(t.id, t.name) for t in tables]

@@ -24,13 +24,14 @@ The module ends with the odds bot's reading of this game and the game's `Game` r
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Callable, Collection, Iterable, Sequence
-from functools import partial
+from functools import cache
 from math import ceil
 from typing import Any
 
-from .cards import Card, make_deck
-from .game import Game, Manners
+from .cards import Card, make_deck, parse_cards
+from .game import Game, Manners, Words
 from .hand import (
     DECLARED,
     POT,
@@ -45,7 +46,7 @@ from .hand import (
     Seat,
     Transfer,
 )
-from .policies.base import View, concrete
+from .policies.base import Bot, View, concrete
 from .policies.odds import (
     BIG_RAISE,
     BLUFF,
@@ -114,20 +115,11 @@ def _score(cards: Sequence[Card]) -> Score:
     return _SCORE[a.bit | b.bit | c.bit]
 
 
-def describe(item: Action | Legal) -> str:
-    """An action as a player would name it in an error message: `bet 20`, `propose split`."""
-    words = [item.do]
-    if item.to is not None:
-        words.append(str(item.to))
-    if item.deal is not None:
-        words.append(item.deal)
-    return " ".join(words)
-
-
 class ClassicHand(Hand):
     """A `classic` hand from the ante to the award, through any number of Svaras."""
 
     game = "classic"
+    actions = DOS
 
     def __init__(
         self,
@@ -391,41 +383,10 @@ class ClassicHand(Hand):
         return Legal("look", price=price) if price is not None and balance >= price else None
 
     # --- acting -------------------------------------------------------------------------
-    def _validate(self, action: Action) -> Callable[[], None]:
-        p, do = action.player, action.do
-        if self.phase == FINISHED:
-            raise RuleError("the hand is already over", p)
-        if do not in DOS:
-            raise RuleError(f"unknown action {do!r} in classic; known: {', '.join(DOS)}", p)
-        waiting = self.awaiting()
-        legal = self.legal(p)
-        if do in DECLARED:
-            self._check_declared(action, waiting)
-        elif not any(option.allows(action) for option in legal):
-            if not legal:
-                raise RuleError(self._not_your_turn(p, waiting), p)
-            options = ", ".join(describe(option) for option in legal)
-            why = self._why_not(p, action)
-            raise RuleError(
-                f"{p} may not {describe(action)} now{f' ({why})' if why else ''}; legal: {options}",
-                p,
-            )
-        return partial(self._apply, action)
-
-    def _check_declared(self, action: Action, waiting: Sequence[str]) -> None:
-        """`timeout` and `withdraw` are never in `legal()`: the server declares them when the
-        turn's timer runs out (C-4.12) or the proposer disconnects (C-5.3)."""
-        p, do = action.player, action.do
-        if action.to is not None or action.deal is not None:
-            raise RuleError(f"a {do} carries no amount and no deal", p)
-        in_vote = self.phase == VOTE
-        if do == "timeout":
-            if p not in waiting and not (in_vote and p == self.proposer):
-                raise RuleError(self._not_your_turn(p, waiting), p)
-        elif not in_vote:
-            raise RuleError(f"{p} has no proposal to withdraw: no vote is open (C-5.3)", p)
-        elif p != self.proposer:
-            raise RuleError(f"only the proposer {self.proposer} withdraws the proposal (C-5.3)", p)
+    def declarable(self, player: str) -> frozenset[str]:
+        """C-5.3: the proposer's disconnect withdraws his proposal, besides the timeout."""
+        out = super().declarable(player)
+        return out | {"withdraw"} if self.phase == VOTE and player == self.proposer else out
 
     def disconnect_action(self, player: str) -> Action | None:
         """C-5.3: a disconnect cancels a «Варить»/«Делить» proposal: a voter refuses (which
@@ -436,9 +397,13 @@ class ClassicHand(Hand):
             return Action(player, "refuse")
         return Action(player, "withdraw") if player == self.proposer else None
 
-    def _why_not(self, p: str, action: Action) -> str | None:
+    def _why_not(self, action: Action) -> str | None:
         """The rule behind a refusal on the player's own turn, for the common cases."""
-        do, level = action.do, self.level
+        p, do, level = action.player, action.do, self.level
+        if do == "withdraw":
+            if self.phase != VOTE:
+                return f"{p} has no proposal to withdraw: no vote is open (C-5.3)"
+            return f"only the proposer {self.proposer} withdraws the proposal (C-5.3)"
         closing = level is not None and p == self.closer
         if self.phase != BETTING or (self.dark_waiting and p == self.dark_now):
             return None
@@ -471,10 +436,6 @@ class ClassicHand(Hand):
         if do == "bet" and action.to is not None and action.to > self.balance[p]:
             return f"{p} has {self.balance[p]}, C-4.12"
         return None
-
-    def _not_your_turn(self, p: str, waiting: Sequence[str]) -> str:
-        names = ", ".join(waiting) or "nobody"
-        return f"it is not {p}'s turn: waiting for {names} ({self.phase})"
 
     def _apply(self, action: Action) -> None:
         p, do = action.player, action.do
@@ -938,6 +899,113 @@ PARAMS = params(
     Param("svara_seconds", int, 30, "time to decide on a Svara entry (C-7.3)", 5, 600),
 )
 
+
+# --- the classic bot: a hand-strength rule (`svara simulate --bot classic`) -------------
+@cache
+def _classic_keys() -> list[int]:
+    return sorted(SCORER.keys.values())
+
+
+def classic_strength(cards: Sequence[str]) -> float:
+    """The share of all three-card hands that a hand beats (C-3): 0 weakest, ~1 absolute."""
+    keys = _classic_keys()
+    key = SCORER.score(parse_cards(cards)).key
+    return bisect_left(keys, key) / len(keys)
+
+
+class ClassicBot(Bot):
+    """A `classic` player: weighs its chance against the active opponents (its hand's
+    strength to the power of their number) with the pot odds, looks with a fair hand,
+    plays the dark sometimes and proposes a split or a cook with a middling hand."""
+
+    games = ("classic",)
+
+    def wants_dark(self) -> bool:
+        return self.rng.random() < 0.25
+
+    def choose(self, player: str, legal: Sequence[Legal], view: View | None) -> Action:
+        assert view is not None
+        options = {(o.do, o.to, o.deal): o for o in legal}
+        me = next(p for p in view["players"] if p["name"] == player)
+        rivals = sum(1 for p in view["players"] if p["state"] == "active") - 1
+        chance = classic_strength(me["cards"]) ** max(rivals, 1) if me["cards"] else None
+
+        def pick(*keys: tuple[str, int | None, str | None]) -> Action | None:
+            for key in keys:
+                if key in options:
+                    return concrete(player, options[key], self.rng)
+            return None
+
+        if view["phase"] == "svara_entry":
+            free = len(view["svara"]["free"])
+            fee = view["svara"]["fee"]
+            worth = fee / (view["pot"] + fee) < 1 / (free + 1)
+            return pick(("join", None, None) if worth else ("skip", None, None)) or Action(
+                player, "skip"
+            )
+        if view["phase"] == "dark_decision":
+            on = self.rng.random() < 0.5
+            return pick(("dark_on" if on else "dark_off", None, None)) or Action(player, "dark_off")
+        if "agree" in {o.do for o in legal}:
+            yes = chance is None or chance < 0.55
+            return pick(("agree" if yes else "refuse", None, None)) or Action(player, "refuse")
+        return self._betting(player, legal, view, chance, pick)
+
+    def _betting(
+        self,
+        player: str,
+        legal: Sequence[Legal],
+        view: View,
+        chance: float | None,
+        pick: Callable[..., Action | None],
+    ) -> Action:
+        rng = self.rng
+        level = view["level"]
+        fold = Action(player, "fold")
+        if chance is None:  # the dark player before his first decision (C-2.5, C-4.17)
+            if rng.random() < 0.5:
+                return pick(("look", None, None), ("bet", level, None)) or fold
+            return pick(("bet", level, None)) or fold
+        raises = sorted((o for o in legal if o.do in ("bet", "give_on") and o.to), key=to_of)
+        if level is None:  # no bet open: bet a good hand, else pass or open
+            bets = [o for o in raises if o.do == "bet"]
+            if bets and chance > 0.55:
+                return concrete(player, bets[-1] if chance > 0.8 else bets[0], rng)
+            return pick(("pass", None, None), ("open", None, None)) or fold
+        price = level
+        odds = price / (view["pot"] + price)
+        if chance < odds * 0.8:
+            looks = chance > 0.3 and rng.random() < 0.3
+            return (pick(("look", None, None)) or fold) if looks else fold
+        active = sum(1 for p in view["players"] if p["state"] == "active")
+        if 0.3 < chance < 0.6 and active <= 3 and rng.random() < 0.3:
+            deal = pick(("propose", None, "split"), ("propose", None, "cook"))
+            if deal is not None:
+                return deal
+        if chance > 0.45 and rng.random() < 0.5:
+            look = pick(("look", None, None))
+            if look is not None:
+                return look
+        if chance > 0.6:
+            locked = pick(("lock", None, None))
+            if locked is not None:
+                return locked
+        higher = [o for o in raises if o.to is not None and o.to > level]
+        if higher and chance > 0.8:
+            return concrete(player, higher[0], rng)
+        return pick(("bet", level, None), ("give_on", None, None), ("lock", None, None)) or fold
+
+
+def action_words(do: str, to: int | None, deal: str | None) -> Words | None:
+    """C-4.5, C-5.1: a bet says the level it goes to («Дал 20»), a proposal its deal
+    (static/js/games/classic.js `label`)."""
+    if do == "propose":
+        return f"classic.propose.{deal}", {}
+    if do in ("bet", "give_on") and to is not None:
+        return f"classic.{do}" + ("_to" if do == "give_on" else ""), {"to": to}
+    return None
+
+
 GAME = Game(
     name="classic",
     title="Свара · классика, 37 карт",
@@ -960,4 +1028,10 @@ GAME = Game(
         phase_keeps_turn=frozenset({"vote"}),
     ),
     odds_policy=odds_play,
+    demo_tables=(
+        ("Классика", "classic", {}),
+        ("Классика по 50", "classic", {"ante": 50, "levels": "50,100,150"}),
+    ),
+    action_words=action_words,
+    bots={"classic": ClassicBot},
 )

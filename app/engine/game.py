@@ -6,12 +6,13 @@ them and the indexes over them (this module is below the games, games.py above t
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .hand import Hand
+    from .policies.base import Bot
     from .policies.odds import OddsPolicy
     from .scoring import Scorer
     from .variants import Param, Variant
@@ -34,6 +35,15 @@ class Manners:
     phase_keeps_turn: frozenset[str] = frozenset()
 
 
+Words = tuple[str, Mapping[str, Any]]
+"""A key of the pages' words (static/js/games/<game>.js) and its {placeholders}."""
+
+
+def no_words(do: str, to: int | None, deal: str | None) -> Words | None:
+    """A game whose every action is the word `<game>.<do>` (and the amount after it)."""
+    return None
+
+
 @dataclass(frozen=True)
 class Game:
     """One game, all in one place."""
@@ -46,3 +56,9 @@ class Game:
     presets: tuple[Variant, ...]  # the named variants, the game's own first
     manners: Manners
     odds_policy: OddsPolicy
+    # `svara admin seed`: the open tables of this game it creates (name, preset, rules)
+    demo_tables: tuple[tuple[str, str, Mapping[str, Any]], ...] = ()
+    # An action's words where they are not `<game>.<do>` (static/js/games/<game>.js `label`)
+    action_words: Callable[[str, int | None, str | None], Words | None] = no_words
+    # The game's own bots by kind (`svara simulate --bot`), besides the random and odds bots
+    bots: Mapping[str, type[Bot]] = field(default_factory=dict)

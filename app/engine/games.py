@@ -2,21 +2,27 @@
 
 Each game is one `Game` record (game.py), defined by its own module (`app/engine/<game>.py`):
 the title players read, the `Hand` class, the deck and scoring table (`Scorer`), the
-parameters a variant sets and the presets, how a live table runs between hands (`Manners`)
-and the odds bot's policy. Everything else finds them here: `GAMES`, `SCORERS`,
-`GAME_PARAMS`, `PRESETS` and `get_variant` are built on first use. This module is above the
-games (it imports them), and the modules the games are built from (cards, scoring,
-variants, hand, policies) are below them: none of those looks a game up by its name.
+parameters a variant sets and the presets, how a live table runs between hands (`Manners`),
+the odds bot's policy, its own bots, its demo tables and the words of its actions where they
+are not `<game>.<do>`. Everything else (the lobby, the admin's seed, the bots' roster, the
+history, the CLI) finds them here and names no game (tests/test_one_game_files.py):
+`GAMES`, `SCORERS`, `GAME_PARAMS`, `PRESETS` and `get_variant` are built on first use.
+This module is above the games (it imports them), and the modules the games are built from
+(cards, scoring, variants, hand, policies) are below them: none looks a game up by name.
 
 Adding a game (a fourth, `mygame`):
-1. `app/engine/mygame.py`: its `Hand` subclass (`_validate` and the effects, `legal`, `view`,
-   `result`, `phase`), its score rule, its `PARAMS` and presets, and `GAME = Game(...)`;
-2. its name in `MODULES` below — the one registration line;
-3. `static/js/games/mygame.js` (its words and dialogs, see static/js/games/index.js) and
-   its line in `static/js/games/index.js`; its rules text in `app/rules_text/<game>.md` and
-   its words in static/js/i18n.js;
-4. its hand files under `tests/hands/mygame/`: the shared contract test
-   (tests/engine/test_contract.py) then runs over it with every other game.
+1. `app/engine/mygame.py`: its `Hand` subclass (`actions`, `legal`, `_apply`, and
+   `_why_not` for the rule behind a refusal: `Hand.check` checks every action against
+   `legal()`; `view`, `result`, `phase`), its score rule, its `PARAMS` and presets, and
+   `GAME = Game(...)` (with its `demo_tables`, `bots`, `action_words` where it has them);
+2. its name in `MODULES` below — the one registration line on the server's side;
+3. `static/js/games/mygame.js`: its decisions, action bar order, deck, dialogs and its words
+   (`game.mygame`, `game_name.mygame`, `mygame.<do>`, `variant.mygame-…` in RU, EN and BG;
+   app/i18n.py reads them there too), and its import and place in `MODULES` of
+   static/js/games/index.js — the registration on the pages' side;
+4. its rules text in `app/rules_text/mygame.md` and its hand files under
+   `tests/hands/mygame/`: the shared contract test (tests/engine/test_contract.py) then runs
+   over it with every other game.
 """
 
 from __future__ import annotations

@@ -7,10 +7,11 @@ says whom it waits for (`awaiting`), what each of them may do (`legal`), where i
 server writes to the ledger one for one. There are no clocks here: a timer running out is the
 `timeout` action.
 
-One contract for every game (`Hand.act`): the game validates an action completely
-(`_validate`, which raises `RuleError` saying what was expected) and returns its effect; the
-effect then runs inside one transaction. Once validated, the only step that can still fail is
-drawing a deal (a hand file short of deals, docs/rules/hand-file.md); the transaction then
+One contract for every game (`Hand.act`): an action is checked once, the same way in every
+game, against what `legal()` offers (`Hand.check`, raising `RuleError` that says what was
+expected; the game only adds the rule behind a refusal, `_why_not`), and the game's effect
+(`_apply`) then runs inside one transaction. Once checked, the only step that can still fail
+is drawing a deal (a hand file short of deals, docs/rules/hand-file.md); the transaction then
 restores the hand as it was before the action, so a refused action never changes anything.
 """
 
@@ -29,6 +30,7 @@ HOUSE = "house"
 # Actions only the server declares, never offered by `legal()` nor accepted from a client:
 # a timer ran out (`timeout`); a «Варить»/«Делить» proposer disconnected (`withdraw`, C-5.3).
 DECLARED = frozenset({"timeout", "withdraw"})
+TIMEOUT = frozenset({"timeout"})
 
 
 class RuleError(Exception):
@@ -85,9 +87,10 @@ class Legal(NamedTuple):
         return cls(do, to, price, None, None, deal)
 
     @classmethod
-    def range(cls, do: str, low: int, high: int, price: int) -> Legal:
-        """A bet or raise to any amount from `low` to `high`; `price` is the cost at `low`."""
-        return cls(do, None, price, low, high)
+    def range(cls, do: str, low: int, high: int, price: int, default: int | None = None) -> Legal:
+        """A bet or raise to any amount from `low` to `high`; `price` is the cost at `low`.
+        `default`: the amount an action that names none means (else it must name one)."""
+        return cls(do, default, price, low, high)
 
     @property
     def ranged(self) -> bool:
@@ -97,12 +100,41 @@ class Legal(NamedTuple):
         return {k: v for k, v in self._asdict().items() if v is not None}
 
     def allows(self, action: Action) -> bool:
-        """Whether `action` is this legal action (a fixed `to`, or one inside the range)."""
+        """Whether `action` is this legal action: no amount; a fixed `to`, which it may leave
+        out; one inside the range, or none where the range has a default."""
         if action.do != self.do or action.deal != self.deal:
             return False
         if self.min_to is None or self.max_to is None:
-            return action.to == self.to
-        return action.to is not None and self.min_to <= action.to <= self.max_to
+            return action.to == self.to or (action.to is None and self.to is not None)
+        if action.to is None:
+            return self.to is not None
+        return self.min_to <= action.to <= self.max_to
+
+    def amiss(self, action: Action) -> str:
+        """Why `action`, of this option's name, is not this option (its deal or amount)."""
+        do, to = action.do, action.to
+        if action.deal != self.deal:
+            return f"{do} carries no deal" if self.deal is None else f"{do} is {self.deal}"
+        if self.min_to is not None:
+            if to is None:
+                return f"{do} needs `to` between {self.min_to} and {self.max_to}"
+            return f"{do} to must be between {self.min_to} and {self.max_to}, not {to}"
+        if self.to is None:
+            return f"{do} takes no amount"
+        return f"{do} is to {self.to} here, not {to}"
+
+
+def describe(item: Action | Legal) -> str:
+    """An action as a player would name it in an error message: `bet 20`, `raise 10..90`,
+    `propose split`."""
+    words = [item.do]
+    if isinstance(item, Legal) and item.ranged:
+        words.append(f"{item.min_to}..{item.max_to}")
+    elif item.to is not None:
+        words.append(str(item.to))
+    if item.deal is not None:
+        words.append(item.deal)
+    return " ".join(words)
 
 
 class Transfer(NamedTuple):
@@ -181,6 +213,8 @@ class Hand(ABC):
     """The API every game's hand implements; servers, replay, bots and tests use only this."""
 
     game: ClassVar[str]
+    actions: ClassVar[tuple[str, ...]]
+    """Every action the game knows, the declared ones it takes included."""
     phase: str
     """Where the hand stands (`betting` … `finished`): the game's own names, also the view's
     `phase`; a table keys its timers on it (docs/protocol.md)."""
@@ -225,20 +259,71 @@ class Hand(ABC):
 
     def act(self, action: Action) -> list[Event]:
         """Apply one action; returns the events it caused. Raises RuleError, changing nothing."""
-        effect = self._validate(action)
+        taken = self.check(action)
         start = len(self.events)
         try:
-            effect()
+            self._apply(taken)
         except Exception:
             self._restore()
             raise
         self.history.append(action)
         return self.events[start:]
 
+    def check(self, action: Action) -> Action:
+        """`action` as the rules take it (an amount it left out filled in from the option),
+        or RuleError saying what was expected: the one check of every game, against
+        `legal()` (and `declarable` for what only the server declares). Changes nothing."""
+        p, do = action.player, action.do
+        if do not in DECLARED:  # the common case first: an option offered now
+            for option in self.legal(p):
+                if option.allows(action):
+                    if action.to is not None or option.to is None:
+                        return action
+                    return action._replace(to=option.to)
+        if do not in self.actions:
+            known = ", ".join(self.actions)
+            raise RuleError(f"unknown action {do!r} in {self.game}; known: {known}", p)
+        if self.finished:
+            raise RuleError("the hand is already over", p)
+        if all(seat.name != p for seat in self.seats):
+            raise RuleError(f"{p!r} is not at this table", p)
+        if do not in DECLARED:
+            raise RuleError(self._refusal(action, self.legal(p)), p)
+        if action.to is not None or action.deal is not None:
+            raise RuleError(f"a {do} carries no amount and no deal", p)
+        if do not in self.declarable(p):
+            raise RuleError(self._refusal(action, self.legal(p)), p)
+        return action
+
+    def declarable(self, player: str) -> frozenset[str]:
+        """What the server may declare for `player` now: the timeout of whoever's timer runs
+        or whom the hand awaits (C-4.12, S-3.4, B-1.5)."""
+        if player in self.awaiting() or player in self.timer_owners():
+            return TIMEOUT
+        return frozenset()
+
+    def _refusal(self, action: Action, options: Sequence[Legal]) -> str:
+        """The words of a refusal: whose turn it is, or what may be done instead, with the
+        amount that was wrong and the rule behind it (`_why_not`)."""
+        p, do = action.player, action.do
+        named = [o for o in options if o.do == do]
+        amiss = named[0].amiss(action) if len(named) == 1 else None
+        said = ": ".join(x for x in (amiss, self._why_not(action)) if x)
+        if not named and p not in self.awaiting() and p not in self.timer_owners():
+            names = ", ".join(self.awaiting()) or "nobody"
+            turn = f"it is not {p}'s turn: waiting for {names} ({self.phase})"
+            return f"{turn}; {said}" if said else turn
+        legal = ", ".join(describe(o) for o in options) or "nothing"
+        return f"{p} may not {describe(action)} now{f' ({said})' if said else ''}; legal: {legal}"
+
+    def _why_not(self, action: Action) -> str | None:
+        """The game's rule behind refusing `action` (its rule id), where it can say one."""
+        return None
+
     @abstractmethod
-    def _validate(self, action: Action) -> Callable[[], None]:
-        """The action bound to its effect, or RuleError saying what was expected (the game's
-        rule ids in the message). Changes nothing: it only looks."""
+    def _apply(self, action: Action) -> None:
+        """The effect of an action `check` took (its amount filled in): the game's state
+        machine moves on."""
 
     def _restore(self) -> None:
         """Undo an effect that failed part-way (its deal could not be drawn): the hand is a

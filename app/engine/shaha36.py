@@ -11,9 +11,9 @@ show/muck for weaker hands, the tie vote, Svara with buy-ins, and the rake. The 
 - `buy_in`: the Svara buy-in is offered to one player at a time (S-7.3);
 - `finished`.
 
-Every action is checked completely (against `legal`) before anything changes, so a refused
-action leaves the hand as it was (`Hand.act` undoes a Svara deal that cannot be drawn);
-`_why_not` only runs to explain a refusal.
+Every action is checked against `legal` by `Hand.check` before anything changes, so a
+refused action leaves the hand as it was (`Hand.act` undoes a Svara deal that cannot be
+drawn); `_why_not` only runs to explain a refusal.
 
 Why one module of ~850 lines: the same as classic.py — one state machine whose phases
 share the turn order, the stacks and the pot; it ends with the odds bot's reading of this
@@ -22,8 +22,7 @@ game and the game's `Game` record.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
-from functools import partial
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .cards import Card, card, make_deck
@@ -75,7 +74,9 @@ def shaha36_rule(cards: Sequence[Card]) -> Score:
 
 
 SCORER = Scorer("shaha36", make_deck("6", joker=False), shaha36_rule)
-FOLD, CHECK, LOOK = Legal("fold"), Legal("check"), Legal("look")
+FOLD, CHECK = Legal("fold"), Legal("check")
+# S-1.3 Decision: a look turns one more card, or up to `to` in all (by cards already turned)
+LOOKS = {n: Legal.range("look", n + 1, 3, 0, default=n + 1) for n in range(3)}
 SHOW_OR_MUCK = [Legal("show"), Legal("muck")]
 VOTES = [Legal("cook"), Legal("split")]
 
@@ -84,6 +85,7 @@ class Shaha36Hand(Hand):
     """One shaha36 hand, from the ante to the last Svara."""
 
     game = "shaha36"
+    actions = ACTIONS
 
     def __init__(
         self,
@@ -235,7 +237,7 @@ class Shaha36Hand(Hand):
             return []
         out = self._options(player) if player in self.awaiting() else []
         if self._may_look(player):
-            out = [*out, LOOK]
+            out = [*out, LOOKS[self.turned[player]]]
         return out
 
     def _options(self, p: str) -> list[Legal]:
@@ -306,73 +308,45 @@ class Shaha36Hand(Hand):
         )
 
     # --- acting -------------------------------------------------------------------------
-    def _validate(self, a: Action) -> Callable[[], None]:
-        """The action bound to its effect, or RuleError saying what was expected."""
-        p, do, to = a.player, a.do, a.to
-        if do not in ACTIONS:
-            raise RuleError(f"shaha36 has no action {do!r}; its actions: {', '.join(ACTIONS)}", p)
-        if p not in self.stack:
-            raise RuleError(f"{p!r} does not sit at this table", p)
-        if self.phase == FINISHED:
-            raise RuleError("the hand is already over", p)
-        if a.deal is not None:
-            raise RuleError('shaha36 actions carry no "deal": two tied vote cook or split', p)
-        if do == "look":
-            return self._validate_look(p, to)
-        waiting = self.awaiting()
-        if p not in waiting:
-            raise RuleError(f"it is not {p}'s turn: waiting for {', '.join(waiting)}", p)
-        if do == "timeout":
-            if to is not None:
-                raise RuleError("timeout takes no amount", p)
-            return partial(self._timeout, p)
-        for option in self._options(p):
-            if option.do == do:
-                return partial(getattr(self, "_do_" + do), p, self._amount(p, option, to))
-        raise RuleError(self._why_not(p, do), p)
+    def _apply(self, a: Action) -> None:
+        if a.do == "timeout":
+            self._timeout(a.player)
+        else:
+            getattr(self, "_do_" + a.do)(a.player, a.to)
 
-    def _validate_look(self, p: str, to: int | None) -> Callable[[], None]:
+    def _why_not(self, a: Action) -> str | None:
+        """The rule behind a refusal: the look's, an amount's, or why the awaited player may
+        not do that now (the checks of `_options`, in words)."""
+        p, do = a.player, a.do
+        if do == "look":
+            return self._why_not_look(p, a.to)
+        named = [o for o in self.legal(p) if o.do == do]
+        if named:
+            return self._why_not_amount(p, named[0], a.to) if a.to is not None else None
+        return self._why_not_now(p, do) if p in self.awaiting() else None
+
+    def _why_not_look(self, p: str, to: int | None) -> str:
         """S-1.3 Decision: `look` turns one more card; with `to`, up to `to` cards in all."""
         if self.phase != BETTING:
-            raise RuleError("cards are turned during the betting; at the showdown they open", p)
+            return "cards are turned during the betting; at the showdown they open"
         if p not in self.turned:
-            raise RuleError(f"{p} has no cards in this deal", p)
+            return f"{p} has no cards in this deal"
         if p in self.folded:
-            raise RuleError(f"{p} has folded", p)
-        turned = self.turned[p]
-        if turned == 3:
-            raise RuleError(f"{p} has turned all three cards already (S-1.3)", p)
-        n = turned + 1 if to is None else to
-        if not turned < n <= 3:
-            raise RuleError(
-                f"look to is how many cards are face up after it: {turned + 1}..3, not {n}", p
-            )
-        return partial(self._do_look, p, n)
+            return f"{p} has folded"
+        if self.turned[p] == 3:
+            return f"{p} has turned all three cards already (S-1.3)"
+        return "look to is how many cards are face up after it (S-1.3)"
 
-    def _amount(self, p: str, option: Legal, to: int | None) -> int | None:
-        """The amount of an action that matches `option`, or RuleError why it does not."""
-        if option.min_to is not None and option.max_to is not None:  # Legal.range
-            if to is None:
-                raise RuleError(f"{option.do} needs to: {option.min_to}..{option.max_to}", p)
-            if not option.min_to <= to <= option.max_to:
-                raise RuleError(self._why_not_amount(p, option, to), p)
-            return to
-        if option.to is None:
-            if to is not None:
-                raise RuleError(f"{option.do} takes no amount", p)
-            return None
-        if to is not None and to != option.to:
+    def _why_not_amount(self, p: str, option: Legal, to: int) -> str | None:
+        """Why `to` is not the amount of `option` (S-3.2, S-4.2, S-5.1)."""
+        if option.min_to is None:
+            if option.to is None:
+                return None
             if option.to == self.paid[p] + self.stack[p]:
-                why = f"that is all {p} has (S-5.1, S-5.3)"
-            elif self.dark_circle:
-                why = "in the dark circle each bet is exactly ×2 the previous one (S-4.2)"
-            else:
-                why = "the amount is fixed"
-            raise RuleError(f"{option.do} is to {option.to} here, not {to}: {why}", p)
-        return option.to
-
-    def _why_not_amount(self, p: str, option: Legal, to: int) -> str:
-        assert option.min_to is not None
+                return f"that is all {p} has (S-5.1, S-5.3)"
+            if self.dark_circle:
+                return "in the dark circle each bet is exactly ×2 the previous one (S-4.2)"
+            return "the amount is fixed"
         if to < option.min_to:
             if option.do == "bet":
                 return f"a bet is at least the ante: {option.min_to} (S-3.2)"
@@ -386,7 +360,7 @@ class Shaha36Hand(Hand):
             return f"{option.do} to {to} is over the pot limit: {what}, to {limit} (S-3.2)"
         return f"{p} has {self.stack[p]}: all-in is to {self.paid[p] + self.stack[p]} (S-5.1)"
 
-    def _why_not(self, p: str, do: str) -> str:
+    def _why_not_now(self, p: str, do: str) -> str:
         """Why the awaited player `p` may not `do` now (the checks of `_options`, in words)."""
         if self.phase == BETTING:
             if self.dark_circle:
@@ -426,8 +400,7 @@ class Shaha36Hand(Hand):
             "join": "join and skip answer a Svara buy-in offer (S-7.3)",
             "skip": "join and skip answer a Svara buy-in offer (S-7.3)",
         }
-        expected = ", ".join(o.do for o in self._options(p))
-        return f"{where.get(do, f'{do} is for the betting (S-3.1)')}; now {p} may: {expected}"
+        return where.get(do, f"{do} is for the betting (S-3.1)")
 
     # --- betting (S-3, S-4, S-5) ----------------------------------------------------------
     def _put(self, p: str, to: int, kind: str) -> None:
@@ -849,4 +822,5 @@ GAME = Game(
         },
     ),
     odds_policy=odds_play,
+    demo_tables=(("Шаха", "shaha36", {}),),
 )

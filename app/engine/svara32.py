@@ -14,9 +14,8 @@ the game's `Game` record.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import partial
 from typing import Any, ClassVar
 
 from .cards import Card, card, make_deck
@@ -91,6 +90,7 @@ class Svara32Hand(Hand):
     """One hand of svara32 from the antes to the last Svara (B-1 … B-6)."""
 
     game: ClassVar[str] = "svara32"
+    actions: ClassVar[tuple[str, ...]] = ACTIONS
 
     def __init__(
         self,
@@ -291,17 +291,13 @@ class Svara32Hand(Hand):
         return out
 
     # --- acting -------------------------------------------------------------------------
-    def _validate(self, action: Action) -> Callable[[], None]:
-        legal = self._check(action)
-        return partial(self._apply, action, legal)
-
-    def _apply(self, action: Action, legal: Legal) -> None:
+    def _apply(self, action: Action) -> None:
         p = self.players[action.player]
-        do = action.do
+        do, to = action.do, action.to
         if do == "timeout":
             do, legal = self._timeout_action(p)
             self.events.append(Event("timeout", p.name, {"then": do}))
-        to = legal.to if legal.to is not None else action.to
+            to = legal.to
         if self.phase == "svara_entry":
             self._decide_entry(p, do == "join")
         elif do == "blind":
@@ -319,52 +315,6 @@ class Svara32Hand(Hand):
         else:
             assert to is not None or do == "check"
             self._bet(p, do, to if to is not None else self._basis(p))
-
-    def _check(self, action: Action) -> Legal:
-        """The legal action this is, or RuleError saying what was expected."""
-        if action.do not in ACTIONS:
-            raise RuleError(
-                f"unknown action {action.do!r} for svara32; expected one of {', '.join(ACTIONS)}",
-                action.player,
-            )
-        if self.finished:
-            raise RuleError("the hand is already over", action.player)
-        if action.player not in self.players:
-            raise RuleError(f"{action.player!r} is not at this table", action.player)
-        waiting = self.awaiting()
-        if action.player not in waiting:
-            raise RuleError(
-                f"it is not {action.player}'s turn; waiting for {', '.join(waiting)}",
-                action.player,
-            )
-        options = self.legal(action.player)
-        if action.do == "timeout":
-            if action.to is not None:
-                raise RuleError("a timeout takes no amount", action.player)
-            return Legal("timeout")
-        named = [o for o in options if o.do == action.do]
-        if not named:
-            names = ", ".join(o.do for o in options)
-            raise RuleError(
-                f"{action.player} cannot {action.do} now; legal: {names}", action.player
-            )
-        o = named[0]
-        if o.min_to is not None and o.max_to is not None:  # Legal.range: raise, a first blind
-            if action.to is None:
-                raise RuleError(
-                    f"{action.do} needs `to` between {o.min_to} and {o.max_to}", action.player
-                )
-            if not o.min_to <= action.to <= o.max_to:
-                raise RuleError(
-                    f"{action.do} to must be between {o.min_to} and {o.max_to}, not {action.to}",
-                    action.player,
-                )
-        elif o.to is not None:  # Legal.fixed: the amount may be left out
-            if action.to is not None and action.to != o.to:
-                raise RuleError(f"{action.do} must be to {o.to}, not {action.to}", action.player)
-        elif action.to is not None:  # fold, look, join, skip, check: no amount
-            raise RuleError(f"{action.do} takes no amount", action.player)
-        return o
 
     def _timeout_action(self, p: _Player) -> tuple[str, Legal]:
         """B-1.5: fold when there is something to match, else call (check); Svara: skip."""
@@ -679,4 +629,5 @@ GAME = Game(
         phase_seconds={"svara_entry": "svara_seconds"},
     ),
     odds_policy=odds_play,
+    demo_tables=(("Свара-32", "svara32", {}), ("Свара-32 по-старому", "svara32-traditional", {})),
 )

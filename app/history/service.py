@@ -21,7 +21,7 @@ from sqlmodel import Session, col, select
 
 from app.admin.settle import settle_up
 from app.engine import handfile
-from app.engine.games import PRESETS, get_variant
+from app.engine.games import GAMES, PRESETS, get_variant
 from app.engine.hand import Hand, RuleError
 from app.i18n import DEFAULT, card_name, local_time, money, translate, variant_title
 from app.models import (
@@ -246,10 +246,10 @@ def _action_words(lang: str, game: str, action: dict[str, Any]) -> str:
     do, to = action.get("do"), action.get("to")
     if do == "timeout":
         return translate(lang, "timeout")
-    if game == "classic" and do == "propose":
-        return translate(lang, f"classic.propose.{action.get('deal')}")
-    if game == "classic" and do in ("bet", "give_on") and to is not None:
-        return translate(lang, f"classic.{do}" + ("_to" if do == "give_on" else ""), to=to)
+    own = GAMES[game].action_words(str(do), to, action.get("deal")) if game in GAMES else None
+    if own is not None:
+        key, params = own
+        return translate(lang, key, **params)
     word = translate(lang, f"{game}.{do}")
     return f"{word} {to}" if to is not None else word
 

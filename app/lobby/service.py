@@ -20,6 +20,7 @@ from sqlalchemy import or_
 from sqlmodel import Session, col, select
 
 from app.chat import Chat
+from app.engine.games import GAMES
 from app.engine.variants import VariantError
 from app.extensions import socketio
 from app.models import Database, Table, TableGuest
@@ -32,7 +33,12 @@ ROOM = "lobby"
 TABLE = "lobby:table"
 TABLE_CLOSED = "lobby:table_closed"
 DEMO_NAME = "Демо"
-DEMO_VARIANT = "classic"
+
+
+def demo_variant() -> str:
+    """The first game's own preset (app/engine/games.py `MODULES` order)."""
+    return next(iter(GAMES))
+
 
 #: A table's seats taken and queue length if it is live in this process, else None.
 Occupancy = Callable[[int], tuple[int, int] | None]
@@ -156,10 +162,10 @@ def create_table(
 
 
 def ensure_demo_table(s: Session) -> Table | None:
-    """On a database without tables, open the demo `classic` table (first start)."""
+    """On a database without tables, open the demo table of the first game (first start)."""
     if s.exec(select(Table.id)).first() is not None:
         return None
-    return create_table(s, DEMO_NAME, DEMO_VARIANT)
+    return create_table(s, DEMO_NAME, demo_variant())
 
 
 def get_lobby() -> Lobby:

@@ -10,7 +10,7 @@ from wtforms.validators import DataRequired, Length, NumberRange, Optional
 
 from app import i18n, ledger
 from app.auth.service import current_user, login_required
-from app.engine.games import GAME_PARAMS
+from app.engine.games import GAME_PARAMS, GAMES
 from app.engine.variants import VariantError
 from app.forms import Form
 from app.models import get_db
@@ -29,9 +29,10 @@ class TableForm(Form):
     games: dict[str, str]  # each variant's game, for the labels of `variant` (set per form)
 
 
-#: The games by the names players call them (static/js/i18n.js `game_name.*` has them in
-#: every language; these are the Russian words the page shows before it is translated).
-GAME_NAMES = {"classic": "Классика", "shaha36": "Шаха", "svara32": "Свара 32"}
+def game_names() -> dict[str, str]:
+    """The games by the names players call them (`game_name.*` of each game's page module,
+    in every language; these are the Russian words the page shows before it is translated)."""
+    return {name: i18n.translate(i18n.DEFAULT, f"game_name.{name}") for name in GAMES}
 
 
 def variant_label(name: str, game: str) -> str:
@@ -92,7 +93,7 @@ def _page(form: TableForm, error: FormError | None = None, status: int = 200) ->
             form=form,
             error=error,
             balance=balance,
-            game_names=GAME_NAMES,
+            game_names=game_names(),
             renew_form=RenewForm,
         ),
         status,

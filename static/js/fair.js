@@ -4,19 +4,20 @@
 // reproduces each card this page was shown. Mirrors app/engine/fairness.py; both are held to
 // tests/engine/fair_vectors.json (tests/browser/test_fair.py).
 
+import * as games from "./games/index.js";
+
 const RANKS = ["6", "7", "8", "9", "10", "J", "Q", "K", "A"];
 const SUITS = ["♠", "♣", "♥", "♦"];
-// Each game's deck in the engine's order (app/engine/scoring.py SCORERS): ranks from the
-// lowest up, the four suits within a rank, the joker last.
-const DECKS = { classic: ["6", true], shaha36: ["6", false], svara32: ["7", false] };
 const enc = new TextEncoder();
 
 export function available() {
   return Boolean(globalThis.crypto && crypto.subtle);
 }
 
+/** A game's deck in the engine's order (app/engine/scoring.py SCORERS): ranks from its
+ * lowest up (its module's `deck`), the four suits within a rank, the joker last. */
 export function deckOf(game) {
-  const [lowest, joker] = DECKS[game];
+  const { lowest, joker } = games.gameOf(game).deck;
   const deck = RANKS.slice(RANKS.indexOf(lowest)).flatMap((r) => SUITS.map((s) => r + s));
   return joker ? [...deck, "Jk"] : deck;
 }

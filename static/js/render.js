@@ -20,19 +20,6 @@ const esc = (s) =>
 
 export { money };
 
-/** Every `do` that is a player's decision (what «последние три решения» lists). */
-export const DECISIONS = new Set([
-  "pass", "bet", "fold", "open", "lock", "look", "give_on", "propose", "agree", "refuse",
-  "join", "skip", "dark_on", "dark_off", "check", "call", "raise", "dark", "show", "muck",
-  "cook", "split", "blind", "timeout", "vote",
-]);
-
-/** Left to right in the action bar: giving up first, then the cheap, then the dear. */
-const BAR_ORDER = [
-  "fold", "muck", "pass", "check", "open", "look", "call", "bet", "lock", "give_on",
-  "raise", "blind", "dark", "show", "propose",
-];
-
 // A seat's voice icons (ui.md), as in the top bar: in the voice (mic on), mic off, not
 // listening.
 const ICON_MIC =
@@ -136,7 +123,7 @@ export function decisions(view) {
  * last three are the bets) is not one. */
 function isDecision(game, e) {
   const own = gameOf(game);
-  return Boolean(e.player) && DECISIONS.has(e.kind) && !e.by_itself && (e.kind !== "show" || own.showIsDecision) && (e.kind !== "look" || own.lookIsDecision);
+  return Boolean(e.player) && own.decisions.has(e.kind) && !e.by_itself;
 }
 
 /** A decision the server took for a player whose timer ran out (C-1.7, S-3.4, B-1.5). */
@@ -510,7 +497,8 @@ export function renderActions(state, ctx) {
   const { dialogDo, lookButton } = gameOf(game);
   // A game that turns cards by tapping them (S-1.3) has no look button.
   const legal = view.legal.filter((a) => !dialogDo.has(a.do) && (lookButton || a.do !== "look"));
-  legal.sort((a, b) => BAR_ORDER.indexOf(a.do) - BAR_ORDER.indexOf(b.do) || (a.to ?? 0) - (b.to ?? 0));
+  const { barOrder } = gameOf(game);
+  legal.sort((a, b) => barOrder.indexOf(a.do) - barOrder.indexOf(b.do) || (a.to ?? 0) - (b.to ?? 0));
   // Legal (hand.py) is a range (`min_to`/`max_to`) or a button (its `to`, if any); a range
   // whose bounds meet is the button of that amount.
   const isRange = (a) => a.min_to != null && a.min_to !== a.max_to;

@@ -10,10 +10,11 @@ import pytest
 from click.testing import CliRunner
 
 from app.engine import games
+from app.engine.classic import ClassicBot, classic_strength
 from app.engine.games import get_variant
 from app.engine.hand import Action, Legal
 from app.engine.policies.base import Bot, concrete
-from app.engine.policies.simple import ClassicBot, RandomBot, classic_strength
+from app.engine.policies.simple import RandomBot
 from app.engine.simulate import session, simulate
 from cli.main import svara
 

@@ -70,12 +70,14 @@ def tables(draw: st.DrawFn, name: str) -> Table:
 
 
 def check_legal_shape(option: Legal, json_option: dict[str, Any]) -> None:
-    """No amount, a fixed one (`Legal.fixed`) or a range (`Legal.range`), nothing between."""
+    """No amount, a fixed one (`Legal.fixed`) or a range (`Legal.range`, its default amount
+    inside it), nothing between."""
     assert json_option == option.as_json()
     assert option.price >= 0
     if option.ranged:
-        assert option.to is None and option.min_to is not None and option.max_to is not None
+        assert option.min_to is not None and option.max_to is not None
         assert option.min_to <= option.max_to
+        assert option.to is None or option.min_to <= option.to <= option.max_to
     else:
         assert option.max_to is None
     assert option.do not in DECLARED

@@ -187,7 +187,9 @@ class Driver:
                 continue
             assert options, f"{p} is awaited but has nothing to do"
             for option in options:
-                if option.min_to is not None and option.max_to is not None:
+                if option.do == "look":  # S-1.3: up to `to` cards face up, free
+                    assert option.price == 0 and option.to == hand.turned[p] + 1
+                elif option.min_to is not None and option.max_to is not None:
                     assert option.min_to <= option.max_to
                     assert option.price == option.min_to - hand.paid[p]
                     # S-3.2: a bet is at most the pot, a raise adds at most the pot after

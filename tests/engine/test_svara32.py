@@ -251,11 +251,11 @@ def heads_up(variant: str = "svara32", dark: str | None = None, **rules: Any) ->
 
 
 def test_unknown_action() -> None:
-    refused(heads_up(), Action("boris", "bet", 10), "unknown action 'bet' for svara32")
+    refused(heads_up(), Action("boris", "bet", 10), "unknown action 'bet' in svara32")
 
 
 def test_not_your_turn() -> None:
-    refused(heads_up(), Action("anna", "call"), "it is not anna's turn; waiting for boris")
+    refused(heads_up(), Action("anna", "call"), "it is not anna's turn: waiting for boris")
 
 
 def test_unknown_player() -> None:
@@ -285,33 +285,37 @@ def test_amount_on_a_fold() -> None:
 
 
 def test_call_at_the_wrong_amount() -> None:
-    refused(heads_up(dark="boris"), Action("anna", "call", 10), "call must be to 20, not 10")
+    refused(heads_up(dark="boris"), Action("anna", "call", 10), "call is to 20 here, not 10")
 
 
 def test_look_when_seen() -> None:
-    refused(heads_up(), Action("boris", "look"), "boris cannot look now; legal: call, raise, fold")
+    refused(
+        heads_up(),
+        Action("boris", "look"),
+        "boris may not look now; legal: call 0, raise 10..90, fold",
+    )
 
 
 def test_join_outside_a_svara() -> None:
-    refused(heads_up(), Action("boris", "join"), "boris cannot join now")
+    refused(heads_up(), Action("boris", "join"), "boris may not join")
 
 
 def test_blind_without_the_chain() -> None:
-    refused(heads_up(), Action("boris", "blind", 10), "boris cannot blind now")
+    refused(heads_up(), Action("boris", "blind", 10), "boris may not blind")
 
 
 def test_check_only_with_the_traditional_options() -> None:
-    refused(heads_up(), Action("boris", "check"), "boris cannot check now")
+    refused(heads_up(), Action("boris", "check"), "boris may not check")
 
 
 def test_blind_not_doubling() -> None:
     hand = heads_up("svara32-traditional")
     hand.act(Action("boris", "blind", 10))
-    refused(hand, Action("anna", "blind", 30), "blind must be to 20, not 30")
+    refused(hand, Action("anna", "blind", 30), "blind is to 20 here, not 30")
 
 
 def test_timeout_with_an_amount() -> None:
-    refused(heads_up(), Action("boris", "timeout", 10), "a timeout takes no amount")
+    refused(heads_up(), Action("boris", "timeout", 10), "a timeout carries no amount")
 
 
 @pytest.mark.parametrize(
