@@ -17,27 +17,13 @@ from flask import Blueprint, Flask, Response, current_app, jsonify, render_templ
 bp = Blueprint("pwa", __name__)
 
 STATIC = Path(__file__).resolve().parent.parent / "static"
-# What the worker stores on install: the shell of every page, in their static paths (the
-# table's per-game modules, static/js/games/, and the bots' avatars, all of them).
+# What the worker stores on install: the shell of every page, in their static paths — every
+# stylesheet and script module (a module left out breaks the whole page offline: its
+# importers never run; tests/test_pwa_shell.py), the table's per-game modules
+# (static/js/games/), the icons and the bots' avatars.
 SHELL = (
-    "css/app.css",
-    "css/table.css",
-    "js/app.js",
-    "js/cards.js",
-    "js/count.js",
-    "js/early.js",
-    "js/i18n.js",
-    "js/net.js",
-    "js/offline.js",
-    "js/pages.js",
-    "js/protocol.js",
-    "js/render.js",
-    "js/settings.js",
-    "js/sound.js",
-    "js/table.js",
-    "js/voice.js",
-    "js/voice_quality.js",
-    "js/voice_tuning.js",
+    *sorted(f"css/{p.name}" for p in (STATIC / "css").glob("*.css")),
+    *sorted(f"js/{p.name}" for p in (STATIC / "js").glob("*.js")),
     *sorted(f"js/games/{p.name}" for p in (STATIC / "js" / "games").glob("*.js")),
     "vendor/socket.io.esm.min.js",
     "icons/icon.svg",
