@@ -64,7 +64,10 @@ def test_classic_look_cook_svara_split_reload(people: list[Player], artifacts: P
     table.over()
     history = anna.page.locator("#history-list")
     anna.page.click('[data-panel="history-panel"]')
-    expect(history.locator("li", has_text=" смотрятся: ")).to_have_count(1)
+    # The look is in the history (the rest of the hand, FINISH's choices, may look again).
+    expect(history.locator("li", has_text=" смотрятся: ").first).to_contain_text(
+        f"{looker.name} и "
+    )
     anna.page.click("#history-panel [data-close]")
 
     # The first «Готов» starts the gathering timer (C-1.3): a ring on everyone who has not

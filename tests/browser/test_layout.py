@@ -327,9 +327,12 @@ class Recording:
             p.join()
             assert p.call("table:sit", **({} if game == "classic" else {"stack": 400}))["ok"]
         filled = two[0].call("table:bots", fill=True)
-        assert filled["ok"] and len(filled["bots"]) == full - 3, filled
+        # As many as the roster has free (a bot seated by an earlier test of this session's
+        # server plays there): up to all seats but one.
+        assert filled["ok"] and 1 <= len(filled["bots"]) <= full - 3, filled
+        taken = len(two) + len(filled["bots"])
         for p in two:
-            p.until(lambda s: sum(1 for x in s["seats"] if x) == full - 1)
+            p.until(lambda s: sum(1 for x in s["seats"] if x) == taken)
         for _ in range(3):  # a hand the bots end before the people speak: one more
             play(two, game, 1, rng)
             two[0].until(lambda s: any(x and x["bot"] and x.get("answer") for x in s["seats"]))
