@@ -54,7 +54,7 @@ export const WORDS = { ru: RU, en: EN, bg: BG };
 
 export default {
   name: "svara32",
-  decisions: new Set(["call", "raise", "fold", "look", "join", "skip", "blind", "check", "timeout"]),
+  decisions: new Set(["call", "raise", "fold", "look", "join", "skip", "blind", "check", "dark", "timeout"]),
   barOrder: ["fold", "check", "look", "call", "raise", "blind"],
   deck: { lowest: "7", joker: false },
   words: WORDS,
