@@ -74,7 +74,7 @@ class Access:
         """Whether the user holds the table's host controls (docs/hosting.md, «The host's
         table menu»): its creator or an administrator, at an open table. Read each time:
         an administrator may be named or removed while the table plays."""
-        with self.db.session() as s:
+        with self.db.reading() as s:
             table, user = s.get(Table, table_id), s.get(User, user_id)
             if table is None or table.closed or user is None:
                 return False
