@@ -20,7 +20,7 @@ Adding a game (a fourth, `mygame`):
    (`game.mygame`, `game_name.mygame`, `mygame.<do>`, `variant.mygame-…` in RU, EN and BG;
    app/i18n.py reads them there too), and its import and place in `MODULES` of
    static/js/games/index.js — the registration on the pages' side;
-4. its rules text in `app/rules_text/mygame.md` and its hand files under
+4. its rules text in `app/rules_text/` (a Markdown file named after it) and its hand files under
    `tests/hands/mygame/`: the shared contract test (tests/engine/test_contract.py) then runs
    over it with every other game.
 """
