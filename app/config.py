@@ -113,6 +113,8 @@ DEFAULTS: dict[str, Any] = {
     "VOICE_PORTS": None,  # UDP port range for media, e.g. "40000-40099"; None = any
     "VOICE_TURN_SECRET": None,  # coturn's static-auth-secret: each browser its own TURN login
     "VOICE_TURN_TTL": 600,  # seconds a browser's TURN login lasts (its page renews it)
+    "VOICE_TURN_CLI": None,  # coturn's admin CLI, "127.0.0.1:5766": a voice's end ends its relay
+    "VOICE_TURN_CLI_PASSWORD": None,  # its cli-password
     "VOICE_PUBLIC_ADDRESS": None,  # the router's public IP, offered besides the SFU's own
     "VOICE_DROP_AFTER": None,  # seconds without ICE consent before a peer is dropped; None ≈ 30
 }

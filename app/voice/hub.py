@@ -36,6 +36,7 @@ from .client import (
 )
 from .settings import VoiceSettings, announce, is_turn
 from .supervisor import Supervisor
+from .turncli import TurnCli
 
 log = logging.getLogger(__name__)
 
@@ -110,6 +111,8 @@ class VoiceHub:
         self._sending = False  # a task sends the outbox
         self._held: set[tuple[int, str]] = set()  # microphones the host muted (`hold`)
         self.supervisor: Supervisor | None = None
+        cli, password = settings.turn_cli, settings.turn_cli_password
+        self._turn = TurnCli(cli, password) if cli and password else None
 
     def attach(self, supervisor: Supervisor) -> None:
         """Use `supervisor`'s SFU (built with `self.on_sfu_event` and `self.on_restart`)."""
@@ -221,14 +224,24 @@ class VoiceHub:
             if not members:
                 del self._tables[table]
             self._queue("leave", table, player=player)
+            self._end_relays([player])
         return True
 
     def close(self, table: int) -> None:
         """The table closes: every peer of its room goes."""
         with self._lock:
-            self._tables.pop(table, None)
+            gone = list(self._tables.pop(table, {}))
             self._held = {held for held in self._held if held[0] != table}
             self._queue("close", table)
+            self._end_relays(gone)
+
+    def _end_relays(self, players: list[str]) -> None:
+        """Cancel the coturn sessions of those of `players` whose voice ended everywhere
+        (under the hub's lock; a task of its own talks to coturn): coturn grants a relay's
+        refreshes past its login's expiry, so the relay stops only so (`turncli`)."""
+        ended = [p for p in players if not any(p in m for m in self._tables.values())]
+        if self._turn is not None and ended:
+            self._spawn(self._turn.revoke_all, ended)
 
     def sent(self, table: int, within: float = REQUEST_TIMEOUT) -> bool:
         """Wait until the requests queued for `table` were sent (or `within` passed)."""

@@ -20,14 +20,17 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from .turncli import cli_address
+
 #: The socket file name in the instance folder.
 SOCKET_NAME = "voice.sock"
 #: A unix socket path longer than this cannot be bound (sun_path is 108 bytes).
 MAX_SOCKET_PATH = 100
 
 #: How long a browser's TURN login lasts unless VOICE_TURN_TTL says otherwise (seconds):
-#: short, since coturn cannot take a login back (docs/hosting.md «TURN: the relay is not a
-#: way into the house»); the page asks for a new one while its player sits (`renew_after`).
+#: short, since coturn cannot take a login back, only end the sessions made with it
+#: (`turncli`, docs/hosting.md «TURN: the relay is not a way into the house»); the page asks
+#: for a new one while its player sits (`renew_after`).
 TURN_TTL = 600
 
 
@@ -93,6 +96,8 @@ class VoiceSettings:
     ports: str | None = None
     turn_secret: str | None = None
     turn_ttl: int = TURN_TTL
+    turn_cli: tuple[str, int] | None = None
+    turn_cli_password: str | None = None
     turns_port: int | None = None
     public_address: str | None = None
     drop_after: float | None = None
@@ -101,10 +106,12 @@ class VoiceSettings:
     def from_config(cls, config: dict[str, Any], instance: Path) -> VoiceSettings:
         """VOICE_ICE_SERVERS (list of {urls, username, credential}), VOICE_ADDRESSES
         (IPs or interface names; empty = all but loopback), VOICE_PORTS ('40000-40099'),
-        VOICE_TURN_SECRET and VOICE_TURN_TTL (per-browser TURN logins), VOICE_TURNS_PORT (each
-        `turn:` host offered over TLS on that port too, e.g. 443), VOICE_PUBLIC_ADDRESS
-        (the router's public IP, without STUN), VOICE_DROP_AFTER (seconds without ICE
-        consent before the SFU drops a peer; aioice's ~30 s when unset)."""
+        VOICE_TURN_SECRET and VOICE_TURN_TTL (per-browser TURN logins), VOICE_TURN_CLI and
+        VOICE_TURN_CLI_PASSWORD (coturn's admin CLI, to end a relay, `turncli`),
+        VOICE_TURNS_PORT (each `turn:` host offered over TLS on that port too, e.g. 443),
+        VOICE_PUBLIC_ADDRESS (the router's public IP, without STUN), VOICE_DROP_AFTER
+        (seconds without ICE consent before the SFU drops a peer; aioice's ~30 s when
+        unset)."""
         return cls(
             socket_path=socket_path(instance),
             ice_servers=tuple(config.get("VOICE_ICE_SERVERS") or ()),
@@ -112,6 +119,10 @@ class VoiceSettings:
             ports=config.get("VOICE_PORTS") or None,
             turn_secret=config.get("VOICE_TURN_SECRET") or None,
             turn_ttl=int(config.get("VOICE_TURN_TTL") or TURN_TTL),
+            turn_cli=cli_address(config["VOICE_TURN_CLI"])
+            if config.get("VOICE_TURN_CLI")
+            else None,
+            turn_cli_password=config.get("VOICE_TURN_CLI_PASSWORD") or None,
             turns_port=port_number("VOICE_TURNS_PORT", config.get("VOICE_TURNS_PORT")),
             public_address=config.get("VOICE_PUBLIC_ADDRESS") or None,
             drop_after=float(config["VOICE_DROP_AFTER"])

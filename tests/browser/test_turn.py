@@ -59,6 +59,7 @@ def test_voice_through_a_local_coturn_with_per_player_logins(
         f"--listening-port={port}",
         "--relay-ip=127.0.0.1",
         f"--static-auth-secret={SECRET}",
+        f"--cli-port={free_port()}",  # the file's CLI port may be another test's coturn's
         "--allow-loopback-peers",  # the SFU is on loopback here: a test-only option,
         "--allowed-peer-ip=127.0.0.1",  # and the one address let through the denied ranges
         f"--userdb={tmp_path / 'turndb'}",
