@@ -30,7 +30,8 @@ networks (docs/voice-protocol.md «Redundancy and retransmission»):
   packets go as they came to listeners that negotiated RED and as their primary frame, plain
   Opus, to the others (rtc/red.py); each packet is sent with the payload type of what it is.
 - NACK: the SFU's receiver of a mic asks the publisher for packets its uplink lost (aiortc's
-  NackGenerator), and each outgoing stream keeps its last RTP_HISTORY_SIZE packets (128:
+  NackGenerator asked only at a new gap; `UplinkNacks` asks again while it can still help),
+  and each outgoing stream keeps its last RTP_HISTORY_SIZE packets (128:
   2.56 s of 20 ms frames) to answer a listener's NACK from them (`Resends` bounds it).
 """
 
@@ -234,8 +235,49 @@ async def _receive(self: RTCRtpReceiver, parameters: RTCRtpReceiveParameters) ->
         self._RTCRtpReceiver__decoder_queue = _DirectQueue(track._queue)  # type: ignore[attr-defined]
         self._RTCRtpReceiver__jitter_buffer = _NoJitterBuffer()  # type: ignore[attr-defined]
         if _nack_negotiated(parameters.codecs):
-            self._RTCRtpReceiver__nack_generator = _receiver_module.NackGenerator()  # type: ignore[attr-defined]
+            self._RTCRtpReceiver__nack_generator = UplinkNacks()  # type: ignore[attr-defined]
     await _original_receive(self, parameters)
+
+
+#: An uplink packet still missing is asked for again at every packet that arrives while it
+#: is missing (one frame later: a loopback or LAN round trip has passed, so the answer was
+#: lost too, as in a burst), at most ASKS times, and only while it is at most ASK_WITHIN
+#: packets (200 ms) old: later than that the listeners' jitter buffers have concealed it.
+ASKS = 3
+ASK_WITHIN = 10
+
+
+class UplinkNacks:
+    """What the SFU asks a publisher for again (stands in for aiortc's `NackGenerator`,
+    which asks only at a new gap: a lost retransmission was asked for again at the next
+    loss, hundreds of ms later, and every ask repeated 128 packets of stale gaps). Chrome
+    resends one packet at most once per round trip, so a repeated ask costs no storm."""
+
+    def __init__(self) -> None:
+        self.max_seq: int | None = None
+        self._asked: dict[int, int] = {}  # missing seq: times asked
+        self.missing: set[int] = set()  # the ask of the last `add` (aiortc reads it)
+
+    def add(self, packet: RtpPacket) -> bool:
+        """Note `packet` arrived; is there something to ask for now (in `missing`)?"""
+        seq = packet.sequence_number
+        if self.max_seq is None:
+            self.max_seq = seq
+            return False
+        ahead = (seq - self.max_seq) & 0xFFFF
+        if 0 < ahead < 0x8000:
+            for gap in range(max(1, ahead - ASK_WITHIN), ahead):  # none older than that
+                self._asked[(self.max_seq + gap) & 0xFFFF] = 0
+            self.max_seq = seq
+        else:
+            self._asked.pop(seq, None)
+        top = self.max_seq
+        for lost in [s for s in self._asked if (top - s) & 0xFFFF > ASK_WITHIN]:
+            del self._asked[lost]
+        self.missing = {s for s, times in self._asked.items() if times < ASKS}
+        for lost in self.missing:
+            self._asked[lost] += 1
+        return bool(self.missing)
 
 
 async def _send_nack(self: RTCRtpReceiver, media_ssrc: int, lost: list[int]) -> None:

@@ -21,10 +21,12 @@ from rtc import passthrough
 from rtc.gate import GateTrack
 from rtc.passthrough import (
     AIORTC_VERSION,
+    ASK_WITHIN,
     MAX_RETRANSMITS,
     RETRANSMIT_INTERVAL,
     OpusPacket,
     Resends,
+    UplinkNacks,
     level_to_amplitude,
     opus_answer,
     watch_levels,
@@ -186,6 +188,26 @@ def test_a_nacked_packet_is_sent_again_a_few_times_not_at_every_ask() -> None:
     assert answered.count(True) == MAX_RETRANSMITS - 1
     assert resends.allow(8, 0.0)  # another packet has its own count
     assert resends.allow(7 + RTP_HISTORY_SIZE, 10.0)  # the same slot, a newer packet
+
+
+def _arrive(nacks: UplinkNacks, seq: int) -> list[int] | None:
+    """What the SFU asks for as packet `seq` arrives (None: nothing)."""
+    return sorted(nacks.missing) if nacks.add(RtpPacket(sequence_number=seq)) else None
+
+
+def test_an_uplink_packet_still_missing_is_asked_for_again_while_it_can_help() -> None:
+    """A burst loses the retransmission too: the SFU asks again at the next packet, not at
+    the next loss (aiortc's NackGenerator, which the SFU used before, asked only at a new
+    gap, and fails here), at most ASKS times and never for a packet older than ASK_WITHIN."""
+    nacks = UplinkNacks()
+    assert _arrive(nacks, 65534) is None
+    assert _arrive(nacks, 1) == [0, 65535]  # a gap across the wrap: asked at once
+    assert _arrive(nacks, 65535) == [0]  # one came again; the other is asked for again
+    assert _arrive(nacks, 2) == [0]
+    assert _arrive(nacks, 3) is None  # asked ASKS times: given up
+    assert _arrive(nacks, 5) == [4]
+    assert _arrive(nacks, 5 + ASK_WITHIN) == list(range(6, 5 + ASK_WITHIN))  # 4 too old now
+    assert _arrive(nacks, 1000) == list(range(1000 - ASK_WITHIN, 1000))  # a jump: the newest
 
 
 def test_the_fast_clock_reads_as_aiortcs() -> None:
