@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import orjson
 import psutil
 import socketio
 from flask import Flask, session
@@ -43,6 +44,7 @@ from app.auth.service import log_in
 from app.config import secret_key
 from app.lobby.service import create_table
 from app.models import Database, User
+from app.wire import WirePacket
 from tests.server.conftest import Server, start_server
 
 # Timers far beyond any think time: a bot never times out, every update is an action's.
@@ -50,6 +52,25 @@ SLOW_TIMERS = {"turn_seconds": 600, "ready_seconds": 600, "svara_seconds": 600}
 MONEY = 10_000_000  # each bot's balance: random play never runs it out in a run
 CONNECT_AT_ONCE = 25  # connections opened concurrently per worker
 WAIT = 60.0
+
+
+class _OrJson:
+    """Both ways by orjson (the server's `WirePacket` reads with the standard library)."""
+
+    loads = staticmethod(orjson.loads)
+
+    @staticmethod
+    def dumps(data: Any, **options: Any) -> str:
+        return orjson.dumps(data).decode()
+
+
+class LoadPacket(WirePacket):
+    """The bots' packet: the server's text packet, decoded by orjson. Every decision sends
+    each of the table's other seats a `table:state` of a few KB, and the load generator
+    that reads them shares the two cores with the server it measures (docs/
+    performance.md, «4,000 players»)."""
+
+    json = _OrJson
 
 
 @dataclass(frozen=True)
@@ -157,7 +178,7 @@ class Bot:
     def __init__(self, url: str, table: int, name: str, cookie: str, shared: TableRun):
         self.url, self.table, self.name, self.cookie = url, table, name, cookie
         self.shared = shared
-        self.sio = socketio.AsyncClient(reconnection=False)
+        self.sio = socketio.AsyncClient(reconnection=False, serializer=LoadPacket)
         self.state: dict[str, Any] = {}
         self.busy = False
         self.measured: int | None = None  # the version of the last action timed here

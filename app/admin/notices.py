@@ -30,6 +30,7 @@ from typing import Any, cast
 
 from flask import Flask
 from sqlalchemy import update
+from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, col, select
 
 from app.extensions import socketio
@@ -106,6 +107,7 @@ class Poller:
         self.shard = shard
         self.beat_id: int | None = None
         self._next_beat = 0.0
+        self._locked = False  # the last poll met a database another process held
 
     def start(self) -> None:
         """Beat at once, drop what a previous server left unanswered, then poll."""
@@ -133,11 +135,27 @@ class Poller:
     def _run(self) -> None:
         with self.app.app_context():
             while True:
-                try:
-                    self.poll()
-                except Exception:  # a broken notice or a busy database must not stop the task
-                    log.exception("admin notices: poll failed")
+                self.step()
                 socketio.sleep(POLL_SECONDS)
+
+    def step(self) -> None:
+        """One poll; what fails must not stop the task. A database another process holds
+        past the busy timeout (a long admin command, a backup, a bulk import) is no fault
+        of ours: one line when it starts, silence while it lasts, and the next poll tries
+        again (what was not done stays in the database until then)."""
+        try:
+            self.poll()
+        except OperationalError as failure:
+            locked = "database is locked" in str(failure.orig)
+            if not locked:
+                log.exception("admin notices: poll failed")
+            elif not self._locked:
+                log.warning("admin notices: the database is locked; trying again at each poll")
+            self._locked = locked
+            return
+        except Exception:  # a broken notice
+            log.exception("admin notices: poll failed")
+        self._locked = False
 
     def poll(self) -> None:
         """Beat when due, then apply every new notice in order."""

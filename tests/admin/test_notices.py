@@ -5,13 +5,18 @@ takes its own notice back."""
 
 from __future__ import annotations
 
+import logging
+import sqlite3
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
+import pytest
 from flask import Flask
 from sqlalchemy import update
 from sqlmodel import select
 
+from app import migrations
 from app.admin import notices
 from app.models import Database, Notice, ServerBeat, utcnow
 from app.models.db import EXTENSION as DB
@@ -131,3 +136,48 @@ def test_a_table_notice_is_applied_by_the_process_that_plays_the_table(db: Datab
         "ok": False,
         "error": "posted before the server restarted",
     }
+
+
+class Stop(Exception):
+    """Ends the poller's task loop in the test."""
+
+
+def test_a_locked_database_is_one_line_and_the_next_polls_try_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Another process holds the write lock past the busy timeout (a backup, a long admin
+    command): the poll's task says so in one line without a traceback, stays quiet while
+    it lasts, and applies the notice once the lock is gone."""
+    path = tmp_path / "svara.db"
+    db = Database(f"sqlite:///{path}", busy_timeout=0.05)
+    migrations.upgrade(db.engine)
+    seen: list[tuple[str, dict[str, Any]]] = []
+    running = poller(db, seen)
+    running.open()
+    with db.session() as s:
+        notice = notices.post(s, "ok", n=1, who="Иван")
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    naps = 0
+
+    def nap(seconds: float) -> None:
+        nonlocal naps
+        naps += 1
+        if naps == 4:  # three polls met the lock
+            other.execute("ROLLBACK")
+        if naps == 5:
+            raise Stop
+
+    monkeypatch.setattr(notices.socketio, "sleep", nap)
+    caplog.set_level(logging.DEBUG, logger=notices.__name__)
+    try:
+        with pytest.raises(Stop):
+            running._run()
+        said = [r for r in caplog.records if r.name == notices.__name__]
+        assert [(r.levelno, r.exc_info) for r in said] == [(logging.WARNING, None)], caplog.text
+        assert "database is locked" in said[0].getMessage()
+        assert seen == [("ok", {"n": 1, "who": "Иван"})]
+        assert notices.answer(db, notice, timeout=0) == {"ok": True, "echo": 1}  # type: ignore[arg-type]
+    finally:
+        other.close()
+        db.dispose()
