@@ -1,19 +1,27 @@
 """The table's text chat and quick phrases (C-8.4, S-1.7), and the lobby's chat.
 
 Lines are plain text: the server only bounds and rate-limits them, the page escapes them
-on display. Each accepted line is written to the database (`ChatLine`) before it is sent,
-and whoever joins gets the last `keep` lines read back from there: a table's chat lasts as
-long as the table, across restarts of the server, and the lobby's is the same for every
-serving process. The rate limit is the process's own and starts afresh with it.
+on display. Each accepted line is sent at once and written to the database (`ChatLine`)
+behind it, in the order said, by a writer of its own: the chat never waits for the
+database, so it goes on while another process holds the write lock (a backup, a long admin
+command) and the lines are stored once the lock is gone (docs/architecture.md, «A held
+database»). Whoever joins gets the last `keep` lines: those stored, then those still on
+their way. A table's chat lasts as long as the table, across restarts of the server (all
+but the lines not yet stored when the process was killed), and the lobby's is the same for
+every serving process. The rate limit is the process's own and starts afresh with it.
 """
 
 from __future__ import annotations
 
+import logging
+import threading
+import time
 from collections import defaultdict, deque
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from sqlalchemy.exc import OperationalError
 from sqlmodel import col, select
 
 from app.models import ChatLine, Database
@@ -30,6 +38,12 @@ PHRASES: tuple[str, ...] = (
     "Спасибо!",
     "Пока!",
 )
+
+
+log = logging.getLogger(__name__)
+
+#: The longest pause of the chat's writer between tries while the database refuses writes.
+RETRY = 1.0
 
 
 class ChatRefused(Exception):
@@ -68,6 +82,10 @@ class Chat:
         self.rate, self.window = rate, window
         self.db, self.table_id = db, table_id
         self._sent: dict[str, deque[float]] = defaultdict(deque)
+        # Lines sent but not yet stored, oldest first; `_writing` while a writer runs.
+        self._unsaved: deque[ChatLine] = deque()
+        self._writing = False
+        self._guard = threading.Lock()
 
     @classmethod
     def from_config(
@@ -106,16 +124,47 @@ class Chat:
         return self._add(author, PHRASES[index], index)
 
     def _add(self, author: str, text: str, phrase: int | None) -> Line:
-        """Admit the line, then keep it; the caller sends it once the session has ended."""
+        """Admit the line and queue it for the writer; the caller sends it at once."""
         row = ChatLine(table_id=self.table_id, author=author, text=text, phrase=phrase)
         self._admit(author, row.said.timestamp())
-        with self.db.session() as s:
-            s.add(row)
+        with self._guard:
+            self._unsaved.append(row)
+            start, self._writing = not self._writing, True
+        if start:  # a green thread under eventlet (threading is monkey-patched by then)
+            threading.Thread(target=self._store, name="chat-writer", daemon=True).start()
         return _line(row)
 
+    def _store(self) -> None:
+        """Store the queued lines in order, each in its own short session. While the
+        database refuses writes (locked past the busy timeout, full) the line waits and is
+        tried again; a line it can never take (its table deleted) is dropped and logged."""
+        pause = 0.05
+        while True:
+            with self._guard:
+                if not self._unsaved:
+                    self._writing = False
+                    return
+                row = self._unsaved[0]
+            try:
+                with self.db.session() as s:
+                    s.add(_copy(row))
+            except OperationalError:
+                log.warning("chat line not stored yet (database refuses writes); trying again")
+                time.sleep(pause)
+                pause = min(pause * 2, RETRY)
+                continue
+            except Exception:
+                log.exception("chat line of %s dropped: the database does not take it", row.author)
+            pause = 0.05
+            with self._guard:
+                self._unsaved.popleft()
+
     def recent(self) -> list[dict[str, Any]]:
-        """The last `keep` lines, oldest first, as stored (so also those from before a
-        restart)."""
+        """The last `keep` lines, oldest first: as stored (so also those from before a
+        restart), then those the writer has not stored yet. The queue is read first: a line
+        stored meanwhile is read back from the database and not counted twice."""
+        with self._guard:
+            unsaved = [_line(row) for row in self._unsaved]
         query = (
             select(ChatLine)
             .where(ChatLine.table_id == self.table_id)
@@ -124,8 +173,17 @@ class Chat:
         )
         with self.db.reading() as s:
             rows = s.exec(query).all()
-        return [_line(row).as_json() for row in reversed(rows)]
+        lines = [_line(row) for row in reversed(rows)]
+        lines += [line for line in unsaved if line not in lines]
+        return [line.as_json() for line in lines[-self.keep :]]
 
 
 def _line(row: ChatLine) -> Line:
     return Line(row.author, row.text, row.said.timestamp(), row.phrase)
+
+
+def _copy(row: ChatLine) -> ChatLine:
+    """A fresh row for each try: a rolled-back session leaves nothing of its own on it."""
+    return ChatLine(
+        table_id=row.table_id, author=row.author, text=row.text, phrase=row.phrase, said=row.said
+    )

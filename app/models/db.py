@@ -8,10 +8,13 @@ How to use it (web handlers, the table runtime, the CLI)::
 Keep a session short and never emit, sleep or wait inside it: SQLite has one writer. For
 SQLite the sessions of one process are therefore taken one at a time (a re-entrant,
 green-aware lock), and a statement waits for another process's write lock (the admin CLI,
-a backup tool) up to the busy timeout — in short slices that yield (`_wait_busy`), never in
-SQLite's own busy handler, which sleeps inside C where eventlet cannot switch away: while
-one write waits, the process goes on serving /healthz (its own connection), voice, the
-tables' states and timers; what opens a session of this process waits behind that write.
+a backup tool) — in short slices that yield (`_wait_busy`), never in SQLite's own busy
+handler, which sleeps inside C where eventlet cannot switch away: while one write waits, the
+process goes on serving /healthz (its own connection), voice, the tables' states and timers.
+The busy timeout bounds a whole session, from asking for it: the wait for this process's
+other sessions and every statement's wait for another process's lock come out of one
+allowance, so a decision queued behind other waiting writes is still answered (applied, or
+refused as "database is locked", rolled back whole) within the timeout.
 
 What only reads (a page, the logged-in user, the chat's last lines) opens `reading()`
 instead: it takes no lock (WAL lets a reader work beside any writer, ours or another
@@ -36,6 +39,7 @@ from typing import Any
 
 from flask import current_app
 from sqlalchemy import Engine, event
+from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, create_engine
 
 from app.config import FILE_MODE, sqlite_path
@@ -44,6 +48,8 @@ EXTENSION = "svara.db"
 SQLITE_BUSY, SQLITE_BUSY_SNAPSHOT = 5, 517
 #: The longest slice a statement waits for another process's lock before it tries again.
 BUSY_SLICE = 0.02
+#: The execution option carrying a session's deadline (`time.monotonic()`) to `_wait_busy`.
+DEADLINE = "svara_deadline"
 
 
 class Database:
@@ -59,6 +65,7 @@ class Database:
             # `timeout` 0: SQLite never waits in C; `_wait_busy` waits in slices instead.
             kwargs["connect_args"] = {"check_same_thread": False, "timeout": 0}
         self.engine: Engine = create_engine(url, **kwargs)
+        self.busy_timeout = busy_timeout
         if self.is_sqlite:
             event.listen(self.engine, "connect", _sqlite_pragmas)
             event.listen(self.engine, "do_execute", _wait_busy(busy_timeout, "execute"))
@@ -69,20 +76,35 @@ class Database:
 
     @contextmanager
     def session(self) -> Iterator[Session]:
-        """A session in one transaction: committed when the block ends, rolled back on error."""
-        if self._lock is not None:
-            self._lock.acquire()
+        """A session in one transaction: committed when the block ends, rolled back on error.
+        Under SQLite it gets the busy timeout once, for the wait for the lock and every
+        statement together (module docstring)."""
+        if self._lock is None:
+            with self._transaction() as s:
+                yield s
+            return
+        deadline = time.monotonic() + self.busy_timeout
+        if not self._lock.acquire(timeout=self.busy_timeout):
+            locked = sqlite3.OperationalError("database is locked (this process's writes wait)")
+            raise OperationalError(None, None, locked)
         try:
-            with Session(self.engine, expire_on_commit=False) as s:
-                try:
-                    yield s
-                    s.commit()
-                except BaseException:
-                    s.rollback()
-                    raise
+            with self._transaction(deadline) as s:
+                yield s
         finally:
-            if self._lock is not None:
-                self._lock.release()
+            self._lock.release()
+
+    @contextmanager
+    def _transaction(self, deadline: float | None = None) -> Iterator[Session]:
+        """One transaction; its statements wait for another process's lock until `deadline`."""
+        with Session(self.engine, expire_on_commit=False) as s:
+            if deadline is not None:
+                s.connection(execution_options={DEADLINE: deadline})
+            try:
+                yield s
+                s.commit()
+            except BaseException:
+                s.rollback()
+                raise
 
     @contextmanager
     def reading(self) -> Iterator[Session]:
@@ -139,12 +161,13 @@ def _busy(failure: sqlite3.OperationalError) -> bool:
 def _wait_busy(timeout: float, method: str) -> Callable[..., bool]:
     """A `do_execute` hook: run the statement; while another process holds the lock it
     needs, sleep a slice (green under eventlet: `time.sleep` is patched) and try again, up
-    to `timeout` seconds, then fail as SQLite would ("database is locked"). A statement
-    refused as busy did nothing, so trying it again is exact."""
+    to its session's deadline (`timeout` seconds from now outside `Database.session`), then
+    fail as SQLite would ("database is locked"). A statement refused as busy did nothing,
+    so trying it again is exact."""
 
     def execute(cursor: Any, statement: str, *rest: Any) -> bool:
-        parameters = rest[:-1]  # (parameters, context), or (context,) without parameters
-        deadline = time.monotonic() + timeout
+        parameters, context = rest[:-1], rest[-1]  # (parameters, context), or (context,)
+        deadline = context.execution_options.get(DEADLINE) or time.monotonic() + timeout
         pause = 0.001
         while True:
             try:

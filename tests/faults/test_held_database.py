@@ -5,6 +5,11 @@ busy timeout (30 s by default), whole; meanwhile /healthz answers at its usual p
 gathering timers of other tables (C-1.3: one more period) fire on time and a visitor's pages
 (they only read) open at their usual pace — all measured against the same server before
 the lock was taken.
+
+With a short busy timeout, decisions at two tables that wait together (the second behind
+the first in this process's queue of writes) are each refused within that one timeout, not
+one after the other, and change nothing; a chat line at a third table is shown at once and
+stored once the lock is gone (app/chat.py).
 """
 
 from __future__ import annotations
@@ -15,17 +20,30 @@ import statistics
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 import requests
+from sqlmodel import select
 
-from tests.server.conftest import ASYNC_MODES, WAIT, Browser, Server, start_server, stopped
+from app.models import ChatLine
+from tests.server.conftest import (
+    ASYNC_MODES,
+    WAIT,
+    Browser,
+    Server,
+    start_server,
+    stopped,
+    unique_name,
+)
 from tests.server.tablekit import (
     Player,
     books,
     choose,
+    database,
+    decide,
     everyone,
     new_table,
     seat,
@@ -36,6 +54,7 @@ RATIO = 10  # /healthz: the median answer while locked, against the median befor
 PERIOD = 1.5  # a gathering's period while locked may be this much longer than before
 TABLES = 3
 SAMPLES = 7
+BUSY = 3.0  # seconds: the busy timeout of the refusal test's server
 
 
 @pytest.fixture(params=ASYNC_MODES)
@@ -44,6 +63,26 @@ def server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Server]:
     running = start_server(tmp_path, request.param, SVARA_TIMER_SCALE="0.04")
     with stopped(running):
         yield running
+
+
+@pytest.fixture(params=ASYNC_MODES)
+def impatient(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Server]:
+    """A server whose writes wait BUSY seconds for a lock, then fail."""
+    running = start_server(tmp_path, request.param, SVARA_DB_BUSY_TIMEOUT=str(BUSY))
+    with stopped(running):
+        yield running
+
+
+@contextmanager
+def held(server: Server) -> Iterator[None]:
+    """Another process holds the write lock (`BEGIN IMMEDIATE`, as a backup tool would)."""
+    other = sqlite3.connect(server.instance / "svara.db", isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
 
 
 def healthz(server: Server) -> float:
@@ -162,4 +201,67 @@ def test_a_held_write_lock_delays_only_the_write(server: Server) -> None:
     assert found.ok, found.problems
     assert found.granted == found.balances + found.in_play
     for p in [*players, *before_lock, *during_lock]:
+        p.close()
+
+
+def stored_chat(server: Server, table: int) -> list[str]:
+    db = database(server)
+    with db.reading() as s:
+        found = [row.text for row in s.exec(select(ChatLine).where(ChatLine.table_id == table))]
+    db.dispose()
+    return found
+
+
+def test_waiting_decisions_are_refused_within_one_timeout_and_chat_goes_on(
+    impatient: Server,
+) -> None:
+    server = impatient
+    seated = []
+    for _ in range(2):
+        players = seat(server, new_table(server, "classic"), 2, 1000, names=("Иван", "Ёж"))
+        for p in players:
+            assert p.call("table:ready") == {"ok": True}
+        seated.append(players)
+    actors = [whose_turn(players) for players in seated]
+    before = [actor.state for actor in actors]
+    rng = random.Random(7)
+    decisions = [choose(actor.hand["legal"], rng) for actor in actors]  # type: ignore[index]
+    talk = new_table(server, "classic")
+    maria, zoya = Player(server, talk, unique_name("Мария")), Player(server, talk)
+    newcomer = Player(server, talk, unique_name("Боян"))  # registering writes: before the lock
+    maria.join()
+    zoya.join()
+    line = "Бэкап идёт — играем дальше 🙂"
+    with held(server):
+        acts = [Decision(a, d) for a, d in zip(actors, decisions, strict=True)]
+        for act in acts:
+            act.start()
+        start = time.perf_counter()
+        assert maria.call("table:chat", text=line) == {"ok": True}
+        assert zoya.event("table:chat")["text"] == line
+        chatted = time.perf_counter() - start
+        shown = newcomer.join()["chat"]
+        assert [x["text"] for x in shown] == [line]  # not stored yet, shown all the same
+        assert stored_chat(server, talk) == []
+        for act in acts:
+            act.join(WAIT)
+        # Both refused within one busy timeout, with the reason, while the lock was held.
+        print(f"chat {chatted:.3f} s; refused after {[round(a.took, 2) for a in acts]} s")
+        for act in acts:
+            assert act.reply["ok"] is False and act.reply["code"] == "server", act.reply
+            assert act.took <= 1.5 * BUSY, [a.took for a in acts]
+        assert chatted < BUSY / 3, chatted
+        for actor, was in zip(actors, before, strict=True):  # nothing changed
+            state = actor.join()["state"]
+            assert (state["version"], state["history"]) == (was["version"], was["history"])
+    for players, actor, decision in zip(seated, actors, decisions, strict=True):
+        assert decide(players, actor, **decision) == {"ok": True}
+    deadline = time.monotonic() + WAIT  # the chat's writer tries again within a second
+    while stored_chat(server, talk) != [line]:
+        assert time.monotonic() < deadline, "the chat line was never stored"
+        time.sleep(0.05)
+    found = books(server)
+    assert found.ok, found.problems
+    assert found.granted == found.balances + found.in_play == 4000
+    for p in [maria, zoya, newcomer, *[p for players in seated for p in players]]:
         p.close()
