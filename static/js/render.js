@@ -71,7 +71,10 @@ function columnPlaces(n) {
   const others = n - 1;
   const top = others % 2 === 1 ? 1 : 0;
   const k = (others - top) / 2; // seats per column
-  const ys = { 0: [], 1: [34], 2: [12, 44], 3: [3, 30, 57] }[k];
+  // Two a column: the lower one as far down as clears the viewer's seat, so the upper one's
+  // marks and shown cards (a winning bot's «бот», points, «+1 020 ₽», «готов») end above
+  // the lower one's countdown at 360×740.
+  const ys = { 0: [], 1: [34], 2: [10, 47], 3: [3, 30, 57] }[k];
   const out = [{ x: 50, y: 80, hang: "none" }];
   for (let i = k - 1; i >= 0; i--) out.push({ x: 15, y: ys[i], hang: "down" });
   if (top) out.push({ x: 50, y: 3, hang: "down" });
@@ -302,8 +305,9 @@ function seatHtml(seat, pos, k, state, ctx, players, last) {
   const badges = [];
   if (view && view.dealer === seat.name) badges.push(`<span class="mark dealer" title="${t("dealer_title")}">${t("dealer_mark")}</span>`);
   if (p?.dark) badges.push(`<span class="mark dark" title="${t("dark_title")}">${t("dark_mark")}</span>`);
-  if (seat.bot) marks.push(`<span class="mark bot" title="${t("bot_title")}">${t("bot_mark")}</span>`);
-  if (p?.looked && gameOf(view?.game).looksMark) marks.push(`<span class="mark looked">${t("looked")}</span>`);
+  // Whether he has seen his cards is news while the hand is played (S-1.3); a finished hand
+  // shows them, and the mark would only push the shown cards down onto the next seat.
+  if (p?.looked && gameOf(view?.game).looksMark && view.phase !== "finished") marks.push(`<span class="mark looked">${t("looked")}</span>`);
   if (p?.all_in) marks.push(`<span class="mark allin">${t("all_in")}</span>`);
   const shownScore = p && showdownScore(view, p, t);
   if (shownScore) marks.push(`<span class="mark points">${esc(shownScore)}</span>`);
@@ -316,6 +320,9 @@ function seatHtml(seat, pos, k, state, ctx, players, last) {
   const tuned = ctx.tuningMarks?.(seat.name);
   if (tuned) marks.push(tuned);
   if (won) marks.push(`<span class="mark won">${signedMoney(won)}</span>`);
+  // «бот» beside «готов» (or «пропускает»), two short words that share a line: a winning
+  // bot's marks take one line fewer above its shown cards.
+  if (seat.bot) marks.push(`<span class="mark bot" title="${t("bot_title")}">${t("bot_mark")}</span>`);
   if (between && seat.ready) marks.push(`<span class="mark ready">${t("ready")}</span>`);
   if (between && seat.skipping) marks.push(`<span class="mark skip">${t("skipping")}</span>`);
   const money_ = p ? p.balance : seat.balance;

@@ -47,9 +47,9 @@ from .test_languages import choose_language
 SIZES = [(360, 740), (390, 844), (412, 915), (1280, 800)]
 SHOT = (390, 844)
 # Russian at every size; English and Bulgarian (longer words: «Пропусни», «Check», «Вдигни»)
-# at the narrowest phone and the laptop, the two ends of the layout, so the run grows by half
-# rather than threefold.
-LANGS = {"ru": SIZES, "en": [(360, 740), (1280, 800)], "bg": [(360, 740), (1280, 800)]}
+# at the narrowest phone, the commonest one and the laptop, so the run grows by a half and
+# a quarter rather than threefold.
+LANGS = {"ru": SIZES, "en": [(360, 740), SHOT, (1280, 800)], "bg": [(360, 740), SHOT, (1280, 800)]}
 LABELS = {"ru": "Русский", "en": "English", "bg": "Български"}
 NAMES = ["Иван", "Ёж", "Мария", "Đorđe", "Светла", "Ким", "Александра", "ОЛЕГ", "Пётр"]
 
@@ -152,9 +152,26 @@ def legal_of(msg: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {a["do"]: a for a in hand.get("legal", [])}
 
 
+# What the table does in a player's name, not his decision: svara32's ante is one event per
+# player (B-1.2), before anyone speaks; so are his cards, his return and his win; a hand
+# shown by itself (S-6.2) says nothing either.
+NOT_DECIDED = {"ante", "cards", "return", "win"}
+# The states picked for the others' decisions, and how many bubbles each must show.
+BUBBLES = {"turn": 2, "full": 3, "bots": 2}
+
+
 def decisions_by_others(msg: dict[str, Any]) -> int:
+    """How many others have a bubble: players with a decision of their own in this hand."""
     me = msg["you"]["name"]
-    return len({e["player"] for e in msg["hand"]["events"] if e.get("player") not in (None, me)})
+    return len(
+        {
+            e["player"]
+            for e in msg["hand"]["events"]
+            if e.get("player") not in (None, me)
+            and e["kind"] not in NOT_DECIDED
+            and not e.get("by_itself")
+        }
+    )
 
 
 def pick(game: str, state: str, msgs: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -456,6 +473,9 @@ def test_the_felt_holds(
     page = felt_pages(size)
     page.evaluate(FEED, [msg, lang])
     found = problems(page) + cramped_log(page)
+    bubbles = page.locator("#felt .seat:not(.me) .bubble").count()
+    if bubbles < BUBBLES.get(state, 0):
+        found.append(f"{bubbles} bubbles, not the others' {BUBBLES[state]} decisions")
     if size == SHOT or found:
         page.screenshot(path=str(artifacts / shot_name(lang, f"{game}-{state}", size)))
     assert found == [], f"{lang}: {game} {state} at {size[0]}×{size[1]}:\n" + "\n".join(found)
@@ -616,3 +636,17 @@ def test_the_last_hands_banner_is_gone_before_the_next_deal(visitor: Visitor) ->
     page.wait_for_function("() => document.querySelector('.my-cards .card.dealt')")
     assert page.evaluate("window.bannerOnDeal") is False
     pw_expect(page.locator("#felt .banner")).to_have_count(0)
+
+
+def test_the_bots_turn_is_picked_for_decisions_not_antes() -> None:
+    """svara32 records one ante per player (B-1.2): a turn after the antes alone has no
+    bubble to show, so `bots` waits for the others' own decisions."""
+    bots = [{"name": n, "bot": True} for n in ("Бот Вася", "Бот Зина")]
+    seats = [{"name": "Иван", "bot": False}, *bots]
+    antes = [{"kind": "ante", "player": s["name"], "amount": 10} for s in seats]
+    hand = {"awaiting": ["Иван"], "legal": [{"do": "call"}], "players": [], "events": antes}
+    msg = {"you": {"name": "Иван"}, "phase": "playing", "seats": seats, "hand": hand}
+    assert pick("svara32", "bots", [msg]) is None
+    called = [{"kind": "call", "player": b["name"], "to": 10, "amount": 0} for b in bots]
+    later = {**msg, "hand": {**hand, "events": [*antes, *called]}}
+    assert pick("svara32", "bots", [msg, later]) is later

@@ -5,7 +5,10 @@ its own fault before the whole page is given to the layout check (tests/browser/
 - the top seat's bubble («Войти в свару», «РЕЙЗ») over the header's icons;
 - shaha36's «Пропустить (время вышло)» cut short and covered by the next seat's «Пропустить»;
 - between hands at 360×740, a bot's «бот», «+20 ₽» and «готов» piled onto the shown cards,
-  and the last hand's bubbles («Прошёл», «Дал 30») lying on them.
+  and the last hand's bubbles («Прошёл», «Дал 30») lying on them;
+- between shaha36 hands at 360×740 in Bulgarian, a winning bot's marks («бот», «погледна»,
+  «22 · две чела», «+1 020 ₽», «готов») pushing its shown cards down onto the countdown («29»)
+  of the seat under it in the phone's column.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from .felt import NAMES, draw, playing_state, showdown_state
 from .layout import problems, still
 
 PHONES = [(360, 740), (390, 844), (412, 915)]
+LANGS = ["ru", "en", "bg"]
 SIZES = [*PHONES, (1280, 800)]
 BOT = "Бот Петрович"  # the roster's longest name (app/auth/roster.py)
 
@@ -193,3 +197,72 @@ def test_a_bots_marks_between_hands_keep_off_its_cards(
     piled |= {b["text"] for b in boxes(page, ".seat .bubble") for c in cards if meet(b, c)}
     assert sorted(piled) == [], f"{sorted(piled)} lie on {BOT}'s cards"
     assert problems(page) == []
+
+
+# --- between shaha36 hands: a winning bot's marks and the countdown under it -------------------
+BOTS = ["Бот Петрович", "Бот Вася", "Бот Толик", "Бот Люба"]
+
+
+def bot_won_above_a_countdown(upper: int, label: str) -> dict[str, Any]:
+    """Between two shaha36 hands at six seats, one free: the viewer and four bots showed
+    their cards; the bot at place `upper` (2: the phone's left column's top, 4: the right
+    one's) won with two aces («два лба», 22, or `label`'s points) and answered «Готов»; the
+    others have not answered, their countdowns run (C-1.3, S-1.6)."""
+    me = NAMES[0]
+    state = showdown_state("shaha36", 5, me=me)
+    view = state["view"]
+    renamed = {NAMES[k + 1]: BOTS[k] for k in range(4)}
+    winner = BOTS[upper - 1]
+    for p in view["players"]:
+        p["name"] = renamed.get(p["name"], p["name"])
+        if p["name"] == winner:
+            p |= {"points": {"два лба": 22, "три лба": 33}.get(label, 31), "label": label}
+    for e in view["events"]:
+        if "players" in e:
+            e["players"] = [renamed.get(n, n) for n in e["players"]]
+        if "player" in e:
+            e["player"] = renamed.get(e["player"], e["player"])
+        if e["kind"] == "award":
+            e["amounts"] = {winner: 1020}
+    for seat in state["seats"]:
+        if seat["name"] in renamed:
+            seat |= {"name": renamed[seat["name"]], "bot": True, "avatar": "bear"}
+            seat["ready"] = seat["name"] == winner
+    state["seats"].append(None)
+    state["table"]["seats"] = 6
+    state["phase"] = "waiting"
+    state["between"] = [{"do": "ready"}, {"do": "skip"}]
+    waiting = [s["name"] for s in state["seats"] if s and not s.get("ready")]
+    state["deadlines"] = {n: {"at": time.time() * 1000 + 29_500, "total": 30_000} for n in waiting}
+    return state
+
+
+@pytest.mark.parametrize("size", SIZES, ids=[f"{w}" for w, _ in SIZES])
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("upper", [2, 4], ids=["left", "right"])
+def test_a_winning_bots_cards_keep_off_the_countdown_under_it(
+    felt: Callable[[dict[str, int]], Page],
+    artifacts: Path,
+    upper: int,
+    lang: str,
+    size: tuple[int, int],
+) -> None:
+    """The winning bot's shown cards, under its marks, end above the next seat of its column:
+    that seat's countdown and plate are in sight, and so are the cards' indices."""
+    page = at(felt, size)
+    winner = BOTS[upper - 1]
+    for label in ["два лба", "три лба", "старшие трынки"]:
+        draw(page, bot_won_above_a_countdown(upper, label), lang)
+        shot = f"defect-bot-won-{lang}-{upper}-{size[0]}x{size[1]}.png"
+        page.screenshot(path=str(artifacts / shot))
+        marks = {m["text"] for m in boxes(page, ".seat .mark") if m["seat"] == winner}
+        assert "+1\u00a0020 ₽" in marks, marks
+        cards = [c for c in boxes(page, ".seat-cards .card.up") if c["seat"] == winner]
+        assert len(cards) == 3
+        others = [
+            b["text"]
+            for b in boxes(page, ".seat .secs, .seat .plate, .seat .avatar")
+            if b["seat"] != winner and any(meet(b, c) for c in cards)
+        ]
+        assert others == [], f"{lang} «{label}»: {winner}'s cards lie on {others}"
+        assert problems(page) == [], label
