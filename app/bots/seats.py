@@ -154,7 +154,7 @@ class BotSeats:
         elif not practice:  # C-0.2: a seat needs the ante (docs/rules.md)
             self._fund(person, self.stake(snap))
         try:
-            seated = live.take_free_seat(person, stack)
+            seated = live.sit(person, None, stack, wait=False)
         except TableError:
             self.return_idle()  # its stake goes back
             raise

@@ -213,6 +213,10 @@ class Gathering:
         self.answers.clear()
 
     # --- the timer ----------------------------------------------------------------------
+    def reopens(self, paused: bool) -> bool:
+        """Between hands a gathering opens by itself (S-1.6), unless the host paused."""
+        return self.manners.gather_after_hand and not paused and len(self.seating.members()) >= 2
+
     def start_timer(self) -> Event:
         """C-1.3: the first «Готов» starts the gathering timer."""
         self.open, self.extended = True, False

@@ -15,7 +15,9 @@ Readers outside (the bots, the voice chat, the admin) get a `snapshot()` — cop
 under the lock, the hand as views — or a method, never the lock nor a live object; the
 features that follow every table subscribe to its `Hooks` (a seat freed, the table
 closed) and the voice chat's marks are read into each snapshot. No hook waits for I/O:
-they run under the lock (the voice chat queues its SFU requests, app/voice/hub.py).
+they run under the lock (the voice chat queues its SFU requests, app/voice/hub.py). What
+the table sends — every watcher's events, the lobby's occupancy — is posted to its outbox
+and sent in order after the lock (`Turn`, outbox.py).
 
 Why one file of public operations: each takes the lock, may cross parts, and ends in one
 `_changed`; split over files, one table's order of events would be read in several places.
@@ -25,7 +27,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -40,6 +41,7 @@ from app.engine.variants import Variant
 from .chair import SWITCHES, Chair, host_event
 from .gathering import EXTEND, START, Gathering
 from .model import CLOSED, GATHERING, PLAYING, SKIP, WAITING, Member, Person, TableError
+from .outbox import Turn
 from .play import Play
 from .scheduler import Scheduler
 from .seating import Seating
@@ -95,7 +97,7 @@ class LiveTable:
         self.hand_cls = games.hand_class(self.game)
         self.services = services
         self.scheduler = services.scheduler
-        self.lock = threading.RLock()
+        self.turn = Turn(table_id)  # the lock, and what is sent after it (outbox.py)
         # Versions only grow, across restarts too (a client's old number is never current).
         self.version = int(time.time() * 1000)
         self.chat = services.chat(table_id)
@@ -112,7 +114,9 @@ class LiveTable:
             self._gathering_expired,
         )
         self.play = Play(table_id, books, self.scheduler, self.manners, self._turn_expired)
-        self.watching = Watchers(table_id, services.emit, self.scheduler, self._offline_expired)
+        self.watching = Watchers(
+            table_id, services.emit, self.turn.post, self.scheduler, self._offline_expired
+        )
         self.news = News()
         self.chair = Chair()  # the host's pause, lock, rules and mutes (chair.py)
         self._occupancy = self.occupancy()
@@ -127,10 +131,6 @@ class LiveTable:
     def occupancy(self) -> tuple[int, int]:
         """Seats taken and queue length, as the lobby lists them (C-1.2)."""
         return self.seating.occupancy()
-
-    @property
-    def size(self) -> int:
-        return len(self.seating.seats)
 
     @property
     def phase(self) -> str:
@@ -151,7 +151,7 @@ class LiveTable:
     def snapshot(self, viewers: Iterable[str | None] = ()) -> Snapshot:
         """Everything a state is made of, copied at this version; the hand as `viewers`
         see it (a snapshot without viewers holds no view of the hand)."""
-        with self.lock:
+        with self.turn:
             gathering = self.gathering
             between = not self.play.playing
             candidate, dealer = gathering.dark_candidate() if between else (None, None)
@@ -209,7 +209,7 @@ class LiveTable:
         With a `listener`, `sid` names a watcher inside this process (a bot, app/bots/):
         every event for it (its own `table:state`, chat, `table:closed`) is handed to the
         listener instead of Socket.IO, until it leaves or the table closes."""
-        with self.lock:
+        with self.turn:
             if self.watching.add(sid, person, listener, self.member(person.name) is not None):
                 self._changed([Event("online", person.name)], skip=sid)
             entered: dict[str, Any] = {}
@@ -229,7 +229,7 @@ class LiveTable:
 
     def follow(self, sid: str, person: Person) -> None:
         """A seated or queued player's new socket watches the table at once (C-8.1, C-8.2)."""
-        with self.lock:
+        with self.turn:
             # Still online through the old socket (its disconnect is told late on purpose,
             # app/auth/sockets.py): moving to the new one is no news for the watchers.
             online = self.watching.connected(person.name)
@@ -244,7 +244,7 @@ class LiveTable:
     def leave(self, sid: str) -> None:
         """A socket stops watching (page closed, disconnected, taken over). A seated player
         left with no socket is offline (S-1.7), and a vote he is in is cancelled (C-5.3)."""
-        with self.lock:
+        with self.turn:
             person = self.watching.remove(sid)
             if person is None or self.watching.connected(person.name):
                 return
@@ -259,16 +259,19 @@ class LiveTable:
             self._changed([Event("offline", person.name), *events])
 
     def _offline_expired(self, name: str) -> None:
-        with self.lock:
+        with self.turn:
             member = self.member(name)
             if member is None or self.watching.connected(name):
                 return
             self._changed(self._stand([member], "offline"))
 
     # --- seats and queue (C-1.2, S-1.5) -------------------------------------------------
-    def sit(self, person: Person, seat: int | None, stack: int | None) -> None:
-        """Sit down, or queue when the table is full (C-1.2)."""
-        with self.lock:
+    def sit(self, person: Person, seat: int | None, stack: int | None, wait: bool = True) -> bool:
+        """Sit down, or queue when the table is full (C-1.2); without `wait`, a full or
+        locked table queues nobody and says False (the bots, app/bots/)."""
+        with self.turn:
+            if not wait and (self.seating.free_seat(None) is None or self.chair.locked):
+                return False
             if self.member(person.name) is not None:
                 raise TableError("not_now", "you are already seated")
             if self.queued(person.name):
@@ -280,13 +283,6 @@ class LiveTable:
                 self._changed([self.seating.enqueue(person, stack)])
             else:
                 self._changed([self.seating.place(person, free, stack)])
-
-    def take_free_seat(self, person: Person, stack: int | None) -> bool:
-        """Sit down if a seat is free; a full table queues nobody (the bots, app/bots/)."""
-        with self.lock:
-            if self.seating.free_seat(None) is None or self.chair.locked:
-                return False
-            self.sit(person, None, stack)
             return True
 
     def _stand(self, members: list[Member], why: str, by: str | None = None) -> list[Event]:
@@ -310,7 +306,7 @@ class LiveTable:
     def stand(self, person: Person, why: str = "left", by: str | None = None) -> None:
         """He stands up («Выйти»), or is stood up (`why`, e.g. "admin": app/admin/live.py;
         "host": the host `by`)."""
-        with self.lock:
+        with self.turn:
             dequeued = self.seating.dequeue(person.name)
             if dequeued is not None:
                 return self._changed([dequeued])
@@ -325,7 +321,7 @@ class LiveTable:
         """«Готов», «Пропустить», «Темнить»: with the page's shuffle seed for the coming
         hand, if it sends one (docs/fairness.md). C-1.3's Decision: the hand starts at once
         when every seated player has answered, two or more ready."""
-        with self.lock:
+        with self.turn:
             if seed is not None:
                 try:
                     check_seed(seed)
@@ -358,7 +354,7 @@ class LiveTable:
             self._changed(events)
 
     def _gathering_expired(self) -> None:
-        with self.lock:
+        with self.turn:
             if not self.gathering.open:
                 return
             events: list[Event] = []
@@ -396,7 +392,7 @@ class LiveTable:
 
     def act(self, person: Person, version: int, action: Action) -> None:
         """A player's decision in the hand, answering the state of `version`."""
-        with self.lock:
+        with self.turn:
             if version != self.version:
                 raise TableError(
                     "stale",
@@ -414,7 +410,7 @@ class LiveTable:
     def _turn_expired(self, token: int) -> None:
         """The turn timer ran out: automatic actions (Play.timeout); C-1.7's Decision: a
         player who let his own timer run out is stood up when the hand ends."""
-        with self.lock:
+        with self.turn:
             result = self.play.timeout(token)
             if result is None:
                 return
@@ -436,7 +432,9 @@ class LiveTable:
         rules, told = self.chair.take_pending()
         if rules and self.set_rules(rules):  # the host's change: the next hand plays it
             events.append(told)
-            self.services.seats_changed(self.id)  # the lobby lists the new stakes
+            self.turn.post(
+                lambda: self.services.seats_changed(self.id)
+            )  # the lobby lists the new stakes
         for member, why in self.seating.after_hand():
             events += self._stand([member], why, member.stood_by)
         if self.manners.gather_after_hand:
@@ -445,14 +443,9 @@ class LiveTable:
             )
         if not self.chair.locked:
             events += self.seating.seat_from_queue()
-        if self._gathers():
+        if self.gathering.reopens(self.chair.paused):
             events.append(self.gathering.start_timer())  # S-1.6: «Новая раздача»
         return events
-
-    def _gathers(self) -> bool:
-        """Between hands a gathering opens by itself (S-1.6), unless the host paused."""
-        members = len(self.seating.members())
-        return self.manners.gather_after_hand and not self.chair.paused and members >= 2
 
     # --- recovery (C-8.5), rules, the administrator -------------------------------------
     def resume(
@@ -460,7 +453,7 @@ class LiveTable:
     ) -> None:
         """A hand replayed after a restart: its players seated again, every timer given a
         full period and the players told why (C-8.5)."""
-        with self.lock:
+        with self.turn:
             names = [seat.name for seat in hand.seats]
             self.seating.reseat(Person(people[name], name) for name in names)
             if self.manners.stand_offline:
@@ -476,7 +469,7 @@ class LiveTable:
         rake off), kept with the table so a restart loads them too. False, and nothing
         changed, while a hand is in play: a hand keeps the rules it began with. The next
         state shows the new rules."""
-        with self.lock:
+        with self.turn:
             if self.phase == PLAYING:
                 return False
             self.variant = self.variant.with_rules(rules)
@@ -488,7 +481,7 @@ class LiveTable:
         """An admin's grant (C-0.1, app/admin/live.py): between hands, the money of a player
         who plays from his balance shows anew; a hand in play keeps the stakes it began
         with (C-0.2)."""
-        with self.lock:
+        with self.turn:
             name = person.name
             if self.manners.stacks or self.member(name) is None or self.play.in_hand(name):
                 return False
@@ -501,7 +494,7 @@ class LiveTable:
         `close_in_db` cancels the hand in play with its refunds and returns the stacks (C-8.5,
         S-1.5), the seats and the queue empty, and every watcher hears `table:closed`.
         Returns what `close_in_db` returned."""
-        with self.lock:
+        with self.turn:
             self.play.stop()
             self.gathering.stop()
             self.watching.cancel_offline([m.name for m in self.seating.members()])
@@ -521,7 +514,7 @@ class LiveTable:
         """A host's control (docs/protocol.md, «table:host»; the chair's state: chair.py),
         told to every watcher with his name; `bots_fill`/`bots_clear` only tell what the
         bots' service did (app/bots/). A bad argument changes nothing."""
-        with self.lock:
+        with self.turn:
             target = None if player is None else self.member(player)
             if do in ("stand", "mute", "unmute") and target is None:
                 raise TableError("bad_request", f"nobody named {player!r} is seated here")
@@ -536,7 +529,7 @@ class LiveTable:
                     if self.manners.stand_offline:
                         for name in absent:
                             self.watching.arm_offline(name, self.variant["offline_seconds"])
-                    if self._gathers() and self.phase == WAITING:
+                    if self.gathering.reopens(self.chair.paused) and self.phase == WAITING:
                         events.append(self.gathering.start_timer())
                 elif do == "unlock":
                     events += self.seating.seat_from_queue()
@@ -550,7 +543,9 @@ class LiveTable:
                 told, now = self.chair.change(by.name, self.variant, rules or {}, self.play.playing)
                 events = [told]
                 if now and self.set_rules(now):
-                    self.services.seats_changed(self.id)  # the lobby lists the new stakes
+                    self.turn.post(
+                        lambda: self.services.seats_changed(self.id)
+                    )  # the lobby lists the new stakes
             elif do in ("bots_fill", "bots_clear"):
                 events = [host_event(by.name, do)]
             else:
@@ -559,13 +554,13 @@ class LiveTable:
 
     def ask_to_speak(self, person: Person) -> None:
         """A player the host muted asks to speak again: the host sees it (`host.asking`)."""
-        with self.lock:
+        with self.turn:
             self.seating.seated(person)
             self._changed([self.chair.ask(person.name)])
 
     # --- chat (C-8.4, S-1.7), voice (C-8.3) ---------------------------------------------
     def say(self, sid: str, text: str | None, phrase: int | None) -> None:
-        with self.lock:
+        with self.turn:
             person = self.watching.person(sid)
             if person is None:
                 raise TableError("not_joined", "join the table first")
@@ -583,7 +578,7 @@ class LiveTable:
 
     def voice_changed(self) -> None:
         """Someone's voice marks changed (`Hooks.voice`): a new version shows them."""
-        with self.lock:
+        with self.turn:
             self._changed([])
 
     # --- publishing ---------------------------------------------------------------------
@@ -595,7 +590,7 @@ class LiveTable:
         self.seating.remember(events)
         if self.occupancy() != self._occupancy:
             self._occupancy = self.occupancy()
-            self.services.seats_changed(self.id)
+            self.turn.post(lambda: self.services.seats_changed(self.id))
         watchers = self.watching.items()
         snap = self.snapshot({person.name for _, person in watchers})
         common = told(snap)

@@ -122,8 +122,8 @@ def init_app(tables: Tables, may_enter: MayEnter, may_host: MayEnter) -> None:
         sit=bool,
     )
     on("table:leave", lambda live, person, p: live.leave(_sid()))
-    on("table:sit", lambda live, person, p: live.sit(person, p.get("seat"), p.get("stack")),
-       seat=int, stack=int)  # fmt: skip
+    on("table:sit", lambda live, person, p: {"ok": live.sit(person, p.get("seat"), p.get("stack"))},
+       seat=int, stack=int)  # fmt: skip  # sit says True: seated, or queued (C-1.2)
     on("table:stand", lambda live, person, p: live.stand(person))
     on("table:ready", _answer(READY), seed=str)  # the page's shuffle seed (fairness.md)
     on("table:skip", _answer(SKIP))

@@ -16,6 +16,7 @@ from typing import Any
 from app.engine.hand import Event
 
 from .model import Person
+from .outbox import Post
 from .scheduler import Scheduler
 
 Listener = Callable[[str, dict[str, Any]], None]  # (event, payload) for a watcher in-process
@@ -29,10 +30,11 @@ class Watchers:
         self,
         table_id: int,
         emit: Callable[..., None],
+        post: Callable[[Post], None],
         scheduler: Scheduler,
         offline: Callable[[str], None],
     ):
-        self.table_id, self.emit, self.scheduler = table_id, emit, scheduler
+        self.table_id, self.emit, self.post, self.scheduler = table_id, emit, post, scheduler
         self._offline = offline  # the owner's: `name` stayed offline for his whole period
         self.people: dict[str, Person] = {}
         self.listeners: dict[str, Listener] = {}
@@ -82,12 +84,13 @@ class Watchers:
         return {p.name: p.avatar for sid, p in self.people.items() if sid in self.listeners}
 
     def send(self, sid: str, event: str, data: dict[str, Any]) -> None:
-        """One watcher's event: to its listener when it has one, else to its socket."""
+        """One watcher's event: to its listener when it has one, else to its socket; posted,
+        to go after the table's lock (outbox.py)."""
         listener = self.listeners.get(sid)
         if listener is None:
-            self.emit(event, data, to=sid)
+            self.post(lambda: self.emit(event, data, to=sid))
         else:
-            listener(event, data)
+            self.post(lambda: listener(event, data))
 
     def send_all(self, event: str, data: dict[str, Any]) -> None:
         for sid, _ in self.items():

@@ -116,7 +116,7 @@ def start(app: Flask) -> None:
         live = tables.find(table)
         if live is None or live.member(name) is None:
             return None
-        return live.size
+        return int(live.variant["seats"])
 
     def heard(table: int, name: str) -> bool:
         """Another seated player is a person with a page open at the table: not a bot
