@@ -328,6 +328,7 @@ class Recording:
         seats, its creator fills it with bots (`table:bots`), they play a hand, and the bots
         are sent away after it (a bot plays at one money table at a time)."""
         full = FULL[game]
+        stack = {} if game == "classic" else {"stack": 400}
         fund_house(self.server, 10 * full * 1000)
         two = [SocketPlayer(self.server, 0, unique_name(NAMES[i])) for i in range(2)]
         self.players += two
@@ -342,7 +343,7 @@ class Recording:
             p.table = table_id
             grant(self.server, p.name, 5000)
             p.join()
-            assert p.call("table:sit", **({} if game == "classic" else {"stack": 400}))["ok"]
+            assert p.call("table:sit", **stack)["ok"]
         filled = two[0].call("table:bots", fill=True)
         # As many as the roster has free (a bot seated by an earlier test of this session's
         # server plays there): up to all seats but one.
@@ -351,6 +352,11 @@ class Recording:
         for p in two:
             p.until(lambda s: sum(1 for x in s["seats"] if x) == taken)
         for _ in range(3):  # a hand the bots end before the people speak: one more
+            for p in two:  # one who lost his stack to a bot was stood up (S-1.5): he buys in again
+                p.drain()
+                if not any(x and x["name"] == p.name for x in p.state["seats"]):
+                    assert p.call("table:sit", **stack)["ok"], p.state["you"]
+                    p.until(lambda s, me=p.name: any(x and x["name"] == me for x in s["seats"]))
             play(two, game, 1, rng)
             two[0].until(lambda s: any(x and x["bot"] and x.get("answer") for x in s["seats"]))
             msgs = list(messages(two))
