@@ -6,14 +6,13 @@ coturn, each with his own login — the first to sit only once the second sat do
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from urllib.parse import quote
 
 from playwright.sync_api import Playwright
 
-from tests.server.conftest import start_server
+from tests.server.conftest import start_relayed
 
 from .conftest import CHROMIUM, DESKTOP, Crowd, Player
 from .test_front_door import DEPLOY, free_port, running
@@ -68,13 +67,7 @@ def test_voice_through_a_local_coturn_with_per_player_logins(
         "--verbose",  # a line per allocation, with its user
     ]
     with running(coturn, "Total General servers") as log:
-        server = start_server(
-            tmp_path / "instance",
-            "eventlet",
-            SVARA_VOICE_ADDRESSES='["127.0.0.1"]',
-            SVARA_VOICE_ICE_SERVERS=json.dumps([{"urls": f"turn:127.0.0.1:{port}?transport=udp"}]),
-            SVARA_VOICE_TURN_SECRET=SECRET,
-        )
+        server = start_relayed(tmp_path / "instance", port, SECRET)
         chromium = driver.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
         crowd = Crowd(server, chromium)
         try:

@@ -9,7 +9,6 @@ granted.
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -20,7 +19,7 @@ from aioice.turn import TurnClientMixin, TurnTransport, create_turn_endpoint
 
 from app.voice.settings import turn_credentials
 from tests.browser.test_front_door import DEPLOY, free_port, running
-from tests.server.conftest import WAIT, start_server, stopped
+from tests.server.conftest import WAIT, start_relayed, stopped
 from tests.server.tablekit import Player, grant, new_table
 from tests.server.voice.test_serve_voice import join_voice
 
@@ -90,12 +89,10 @@ def test_coturn_grants_refreshes_past_the_logins_expiry(coturn: Turn) -> None:
 def test_standing_up_ends_the_relay_his_page_kept_refreshing(coturn: Turn, tmp_path: Path) -> None:
     """Fails without the CLI's `cs` (before VOICE_TURN_CLI): Иван's refreshes stay granted."""
     port, cli = coturn
-    server = start_server(
+    server = start_relayed(
         tmp_path / "instance",
-        "eventlet",
-        SVARA_VOICE_ADDRESSES='["127.0.0.1"]',
-        SVARA_VOICE_ICE_SERVERS=json.dumps([{"urls": f"turn:127.0.0.1:{port}?transport=udp"}]),
-        SVARA_VOICE_TURN_SECRET=SECRET,
+        port,
+        SECRET,
         SVARA_VOICE_TURN_CLI=f"127.0.0.1:{cli}",
         SVARA_VOICE_TURN_CLI_PASSWORD=CLI_PASSWORD,
     )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import queue
 import re
@@ -155,6 +156,19 @@ def start_server(
         server.kill()
         raise
     return server
+
+
+def start_relayed(instance: Path, turn_port: int, secret: str, **env: str) -> Server:
+    """An eventlet server whose voice offers only the loopback TURN relay on `turn_port`
+    (docs/hosting.md, «TURN»), handing out logins under `secret`."""
+    return start_server(
+        instance,
+        "eventlet",
+        SVARA_VOICE_ADDRESSES='["127.0.0.1"]',
+        SVARA_VOICE_ICE_SERVERS=json.dumps([{"urls": f"turn:127.0.0.1:{turn_port}?transport=udp"}]),
+        SVARA_VOICE_TURN_SECRET=secret,
+        **env,
+    )
 
 
 @contextlib.contextmanager
