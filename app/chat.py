@@ -161,17 +161,18 @@ class Chat:
 
     def recent(self) -> list[dict[str, Any]]:
         """The last `keep` lines, oldest first: as stored (so also those from before a
-        restart), then those the writer has not stored yet. The queue is read first: a line
-        stored meanwhile is read back from the database and not counted twice."""
-        with self._guard:
-            unsaved = [_line(row) for row in self._unsaved]
+        restart), then those the writer has not stored yet. Both are read under the queue's
+        guard, which the writer takes to drop a stored line: the one line that may be both
+        stored and queued is the newest stored, so it is read back and not counted twice
+        (read apart, a queued line stored meanwhile could fall below the `keep` read)."""
         query = (
             select(ChatLine)
             .where(ChatLine.table_id == self.table_id)
             .order_by(col(ChatLine.id).desc())
             .limit(self.keep)
         )
-        with self.db.reading() as s:
+        with self._guard, self.db.reading() as s:
+            unsaved = [_line(row) for row in self._unsaved]
             rows = s.exec(query).all()
         lines = [_line(row) for row in reversed(rows)]
         lines += [line for line in unsaved if line not in lines]
