@@ -6,9 +6,11 @@ behind it, in the order said, by a writer of its own: the chat never waits for t
 database, so it goes on while another process holds the write lock (a backup, a long admin
 command) and the lines are stored once the lock is gone (docs/architecture.md, «A held
 database»). Whoever joins gets the last `keep` lines: those stored, then those still on
-their way. A table's chat lasts as long as the table, across restarts of the server (all
-but the lines not yet stored when the process was killed), and the lobby's is the same for
-every serving process. The rate limit is the process's own and starts afresh with it.
+their way. A table's chat lasts as long as the table, across restarts of the server, and
+the lobby's is the same for every serving process: a normal stop (Ctrl-C, systemd's SIGTERM)
+waits up to `FLUSH_SECONDS` for the lines still on their way (`flush`); only a killed process,
+or a database held through the whole wait, loses them. The rate limit is the process's own
+and starts afresh with it.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import logging
 import threading
 import time
 from collections import defaultdict, deque
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,6 +46,8 @@ log = logging.getLogger(__name__)
 
 #: The longest pause of the chat's writer between tries while the database refuses writes.
 RETRY = 1.0
+#: How long a stopping server waits, for all its chats together, for the unstored lines.
+FLUSH_SECONDS = 5.0
 
 
 class ChatRefused(Exception):
@@ -86,6 +90,8 @@ class Chat:
         self._unsaved: deque[ChatLine] = deque()
         self._writing = False
         self._guard = threading.Lock()
+        self._stored = threading.Event()  # set while nothing waits to be stored
+        self._stored.set()
 
     @classmethod
     def from_config(
@@ -130,6 +136,7 @@ class Chat:
         with self._guard:
             self._unsaved.append(row)
             start, self._writing = not self._writing, True
+            self._stored.clear()
         if start:  # a green thread under eventlet (threading is monkey-patched by then)
             threading.Thread(target=self._store, name="chat-writer", daemon=True).start()
         return _line(row)
@@ -139,25 +146,40 @@ class Chat:
         database refuses writes (locked past the busy timeout, full) the line waits and is
         tried again; a line it can never take (its table deleted) is dropped and logged."""
         pause = 0.05
+        refused = False
         while True:
             with self._guard:
                 if not self._unsaved:
                     self._writing = False
+                    self._stored.set()
                     return
                 row = self._unsaved[0]
             try:
                 with self.db.session() as s:
                     s.add(_copy(row))
             except OperationalError:
-                log.warning("chat line not stored yet (database refuses writes); trying again")
+                if not refused:  # one line per outage, not one per try
+                    log.warning("chat lines not stored yet (the database refuses writes)")
+                refused = True
                 time.sleep(pause)
                 pause = min(pause * 2, RETRY)
                 continue
             except Exception:
                 log.exception("chat line of %s dropped: the database does not take it", row.author)
-            pause = 0.05
+            if refused:
+                log.warning("chat lines stored again: the database takes writes")
+            pause, refused = 0.05, False
             with self._guard:
                 self._unsaved.popleft()
+
+    def flush(self, seconds: float) -> bool:
+        """Wait up to `seconds` until every line said is stored; False if some are not."""
+        return self._stored.wait(max(seconds, 0.0))
+
+    def unstored(self) -> int:
+        """How many lines wait for the database."""
+        with self._guard:
+            return len(self._unsaved)
 
     def recent(self) -> list[dict[str, Any]]:
         """The last `keep` lines, oldest first: as stored (so also those from before a
@@ -177,6 +199,22 @@ class Chat:
         lines = [_line(row) for row in reversed(rows)]
         lines += [line for line in unsaved if line not in lines]
         return [line.as_json() for line in lines[-self.keep :]]
+
+
+def flush_all(chats: Iterable[Chat], seconds: float = FLUSH_SECONDS) -> int:
+    """A stopping server's chats store what they still hold, within `seconds` for all of
+    them together; the number of lines given up on is logged and returned."""
+    deadline = time.monotonic() + seconds
+    chats = list(chats)
+    waiting = sum(chat.unstored() for chat in chats)
+    if waiting:
+        log.warning(
+            "chat lines to store before the stop: %d (waiting up to %g s)", waiting, seconds
+        )
+    lost = sum(chat.unstored() for chat in chats if not chat.flush(deadline - time.monotonic()))
+    if lost:
+        log.warning("chat lines not stored at the stop (the database refused writes): %d", lost)
+    return lost
 
 
 def _line(row: ChatLine) -> Line:

@@ -4,7 +4,8 @@ The first start creates the schema (later starts upgrade it), an `admin` account
 generated password shown only then, and a demo `classic` table; with `DEMO_HOUSE` (`make
 run` sets it) the house gets that much for the bots and two of them sit at the demo table.
 The address is printed once the port is listening, so whoever started the server (a person,
-a test) may connect at once.
+a test) may connect at once. SIGTERM (systemd's stop, `kill`) ends it as Ctrl-C does: every
+feature's `stop` runs (the SFU ended, the chat lines on their way stored).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import gc
 import os
 import resource
+import signal
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -30,6 +32,8 @@ if TYPE_CHECKING:  # imported after eventlet's monkey patching, in `serve`
 ASYNC_MODE_ENV = "SVARA_ASYNC_MODE"
 #: Middle-generation collections between two full ones while serving (Python's default: 10).
 FULL_COLLECTION_AFTER = 100
+#: Seconds a stopping server gives its requests in flight before it ends its connections.
+STOP_GRACE = 1.0
 
 
 @click.command()
@@ -138,6 +142,7 @@ def run(app: Any, host: str, port: int, ready: Any, tls: TlsFiles | None = None)
     """Listen (HTTPS with `tls`), call `ready(address)` with the real port, then serve until
     interrupted."""
     async_mode = app.config["ASYNC_MODE"]
+    signal.signal(signal.SIGTERM, signal.default_int_handler)  # a stop, as Ctrl-C's
     open_files_for(int(app.config["MAX_CONNECTIONS"]))
     gc_for_serving()
     try:
@@ -158,7 +163,7 @@ def run(app: Any, host: str, port: int, ready: Any, tls: TlsFiles | None = None)
                 listener,
                 app,
                 log_output=False,
-                max_size=app.config["MAX_CONNECTIONS"],
+                custom_pool=ClosingPool(int(app.config["MAX_CONNECTIONS"]), STOP_GRACE),
                 protocol=guard.protocol(
                     base, connections_of(app.config), float(app.config["HEADER_TIMEOUT"])
                 ),
@@ -179,6 +184,30 @@ def run(app: Any, host: str, port: int, ready: Any, tls: TlsFiles | None = None)
             raise click.UsageError(f"{ASYNC_MODE_ENV}={async_mode}: use eventlet or threading")
     except KeyboardInterrupt:
         click.echo("Svara stopped.")
+
+
+class ClosingPool:
+    """The eventlet server's green threads, one per connection, at most `size`. At a stop
+    the server waits for them all, and a websocket never ends by itself: those still open
+    after `grace` seconds are ended, so a stop with players at the tables ends too."""
+
+    def __init__(self, size: int, grace: float) -> None:
+        import eventlet
+
+        self._pool = eventlet.GreenPool(size)
+        self.grace = grace
+
+    def spawn(self, function: Any, *args: Any) -> Any:
+        return self._pool.spawn(function, *args)
+
+    def waitall(self) -> None:
+        import eventlet
+
+        with eventlet.Timeout(self.grace, False):
+            self._pool.waitall()
+        for thread in list(self._pool.coroutines_running):
+            thread.kill()
+        self._pool.waitall()
 
 
 def connections_of(config: Any) -> guard.Connections:

@@ -4,8 +4,9 @@ as they are played, its Socket.IO events.
 
 `init_app` wires the runtime to the lobby (occupancy), to the connections (reconnect and
 takeover) and to the sockets; `start` is called by the serving process only (`svara serve`):
-it recovers the hands a crash left unfinished and starts the timers. Other commands that
-build the app (the admin CLI) never own the tables.
+it recovers the hands a crash left unfinished and starts the timers; `stop` stores the chat
+lines still on their way (app/chat.py). Other commands that build the app (the admin CLI)
+never own the tables.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 from flask import Flask
 
 from app.auth.presence import EXTENSION as PRESENCE
+from app.chat import flush_all
 from app.extensions import socketio
 from app.lobby.service import EXTENSION as LOBBY
 from app.models.db import EXTENSION as DB
@@ -40,3 +42,9 @@ def start(app: Flask) -> None:
     """Recover unfinished hands and start the timers (the serving process, once)."""
     with app.app_context():
         app.extensions[EXTENSION].start()
+
+
+def stop(app: Flask) -> None:
+    """The server stops: every table's chat and the lobby's store what they still hold."""
+    chats = [live.chat for live in app.extensions[EXTENSION].live()]
+    flush_all([app.extensions[LOBBY].chat, *chats])

@@ -15,6 +15,8 @@ stored once the lock is gone (app/chat.py).
 from __future__ import annotations
 
 import random
+import re
+import signal
 import sqlite3
 import statistics
 import threading
@@ -55,6 +57,9 @@ PERIOD = 1.5  # a gathering's period while locked may be this much longer than b
 TABLES = 3
 SAMPLES = 7
 BUSY = 3.0  # seconds: the busy timeout of the refusal test's server
+REFUSED = re.compile("chat lines not stored yet")  # app/chat.py, once per outage
+STORED_AGAIN = re.compile("chat lines stored again")
+STOPPING = re.compile("chat lines to store before the stop: 1 ")
 
 
 @pytest.fixture(params=ASYNC_MODES)
@@ -254,14 +259,35 @@ def test_waiting_decisions_are_refused_within_one_timeout_and_chat_goes_on(
         for actor, was in zip(actors, before, strict=True):  # nothing changed
             state = actor.join()["state"]
             assert (state["version"], state["history"]) == (was["version"], was["history"])
+        server.wait_for(REFUSED)  # the chat's writer too was refused within the timeout
     for players, actor, decision in zip(seated, actors, decisions, strict=True):
         assert decide(players, actor, **decision) == {"ok": True}
-    deadline = time.monotonic() + WAIT  # the chat's writer tries again within a second
-    while stored_chat(server, talk) != [line]:
-        assert time.monotonic() < deadline, "the chat line was never stored"
-        time.sleep(0.05)
+    server.wait_for(STORED_AGAIN)  # it tries again within a second (app/chat.py RETRY)
+    assert stored_chat(server, talk) == [line]
     found = books(server)
     assert found.ok, found.problems
     assert found.granted == found.balances + found.in_play == 4000
     for p in [maria, zoya, newcomer, *[p for players in seated for p in players]]:
+        p.close()
+
+
+def test_a_normal_stop_stores_the_chat_lines_still_on_their_way(impatient: Server) -> None:
+    """systemd stops the server (SIGTERM) while a backup holds the database and «Мария»'s
+    line waits for it: the stop waits for the line (app/chat.py `flush_all`), which is
+    stored once the lock is gone, and the server then exits by itself."""
+    server = impatient
+    talk = new_table(server, "classic")
+    maria, yozh = Player(server, talk, unique_name("Мария")), Player(server, talk)
+    maria.join()
+    yozh.join()
+    line = "Всем пока, до пятницы! 👋"
+    with held(server):
+        assert maria.call("table:chat", text=line) == {"ok": True}
+        assert yozh.event("table:chat")["text"] == line
+        assert stored_chat(server, talk) == []
+        server.process.send_signal(signal.SIGTERM)
+        server.wait_for(STOPPING)  # the stop waits for the line: now the lock goes
+    assert server.process.wait(timeout=WAIT) == 0, "".join(server.output)
+    assert stored_chat(server, talk) == [line]
+    for p in (maria, yozh):
         p.close()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import resource
+import signal
 import socket
 import stat
 import subprocess
@@ -20,7 +21,7 @@ from app import migrations
 from app.lobby.service import DEMO_NAME
 from app.models import Database, Table, User
 
-from ..conftest import ASYNC_MODES, PASSWORD, SVARA, WAIT, Browser, start_server
+from ..conftest import ASYNC_MODES, PASSWORD, SVARA, WAIT, Browser, start_server, stopped
 
 
 @pytest.mark.parametrize("async_mode", ASYNC_MODES)
@@ -156,3 +157,24 @@ def test_start_upgrades_an_old_database_keeping_its_data(tmp_path: Path) -> None
     with db.session() as s:
         assert s.exec(select(User.name)).all() == ["old"]
     db.dispose()
+
+
+@pytest.mark.parametrize("async_mode", ASYNC_MODES)
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT], ids=["systemd", "ctrl-c"])
+def test_a_stop_with_players_at_the_table_ends_the_server(
+    tmp_path: Path, async_mode: str, stop: signal.Signals
+) -> None:
+    """systemd's stop (SIGTERM) or Ctrl-C while «Иван» and «Мария» have their pages open:
+    the server stops its features and exits by itself (cli/serve.py `ClosingPool`: an open
+    websocket never ends on its own), and the pages see their connections close."""
+    server = start_server(tmp_path, async_mode)
+    with stopped(server):
+        pages = []
+        for name in ("Иван", "Мария"):
+            browser = Browser(server.url)
+            browser.register(name)
+            pages.append(browser.socket())
+        server.process.send_signal(stop)
+        assert server.process.wait(timeout=WAIT) == 0, "".join(server.output)
+        for page in pages:
+            assert page.disconnected.wait(WAIT)
