@@ -80,6 +80,9 @@ def protocol(base: type, connections: Connections, header_timeout: float) -> typ
                 log.info("TLS handshake from %s refused: %s", address, refused.reason)
             except ConnectionError:
                 pass  # he hung up
+            except ValueError as closed:  # a stop closed this idle TLS connection under its read
+                if "closed or unwrapped" not in str(closed):
+                    raise
             finally:
                 self._disarm()
                 connections.release(key)

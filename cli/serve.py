@@ -142,7 +142,7 @@ def run(app: Any, host: str, port: int, ready: Any, tls: TlsFiles | None = None)
     """Listen (HTTPS with `tls`), call `ready(address)` with the real port, then serve until
     interrupted."""
     async_mode = app.config["ASYNC_MODE"]
-    signal.signal(signal.SIGTERM, signal.default_int_handler)  # a stop, as Ctrl-C's
+    stop_on_signals(async_mode)
     open_files_for(int(app.config["MAX_CONNECTIONS"]))
     gc_for_serving()
     try:
@@ -184,6 +184,26 @@ def run(app: Any, host: str, port: int, ready: Any, tls: TlsFiles | None = None)
             raise click.UsageError(f"{ASYNC_MODE_ENV}={async_mode}: use eventlet or threading")
     except KeyboardInterrupt:
         click.echo("Svara stopped.")
+
+
+def stop_on_signals(async_mode: str) -> None:
+    """SIGTERM (systemd's stop) ends serving as Ctrl-C does: a KeyboardInterrupt where the
+    server waits for connections. Under eventlet both are thrown into the main green thread
+    by the hub, never raised in whichever green thread the signal interrupted (a handler
+    that catches everything would swallow it and the server would not stop)."""
+    if async_mode != "eventlet":
+        signal.signal(signal.SIGTERM, signal.default_int_handler)
+        return
+    import greenlet
+    from eventlet import hubs
+
+    main = greenlet.getcurrent()
+
+    def interrupt(signum: int, frame: Any) -> None:
+        hubs.get_hub().schedule_call_global(0, main.throw, KeyboardInterrupt)
+
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, interrupt)
 
 
 class ClosingPool:
