@@ -158,6 +158,13 @@ def _busy(failure: sqlite3.OperationalError) -> bool:
     return code & 0xFF == SQLITE_BUSY and code != SQLITE_BUSY_SNAPSHOT
 
 
+def refused_as_busy(failure: BaseException) -> bool:
+    """A session failed because another process held the lock past the busy timeout (a
+    backup, a long admin command): a player is told «busy, try again», not «server»."""
+    cause = getattr(failure, "orig", failure)
+    return isinstance(cause, sqlite3.OperationalError) and _busy(cause)
+
+
 def _wait_busy(timeout: float, method: str) -> Callable[..., bool]:
     """A `do_execute` hook: run the statement; while another process holds the lock it
     needs, sleep a slice (green under eventlet: `time.sleep` is patched) and try again, up

@@ -23,6 +23,7 @@ from app.engine.hand import (
 )
 from app.engine.handfile import record, replay_record
 from app.ledger import LedgerError
+from app.models.db import refused_as_busy
 
 from .fair import fair_view
 from .gathering import Lineup
@@ -74,9 +75,9 @@ class Play:
         except LedgerError as short:  # a balance spent at another table since it was read
             log.info("table %s: the new hand was refused: %s", self.table_id, short)
             raise TableError("money", "a player's money moved; the hand did not start") from None
-        except Exception:  # locked or full (docs/performance.md): nothing of the hand was kept
+        except Exception as failure:  # locked or full (docs/performance.md): nothing kept
             log.exception("table %s: could not save the new hand", self.table_id)
-            raise TableError("server", "the hand could not be started; try again") from None
+            raise TableError(unsaved(failure), "the hand could not be started; try again") from None
         self.hand, self.hand_id, self.actions, self.turn, self.settled = (
             hand,
             hand_id,
@@ -124,7 +125,7 @@ class Play:
             self.hand, self.actions = replay_record(self.books.hand_doc(self.hand_id))  # type: ignore[arg-type]
             if short:
                 raise TableError("money", "your balance no longer covers that") from None
-            raise TableError("server", "the action could not be saved; try again") from None
+            raise TableError(unsaved(failure), "the action could not be saved; try again") from None
         return events
 
     def dropped(self, name: str) -> list[Event]:
@@ -261,3 +262,9 @@ class Play:
         if self.hand_id is not None:
             self.books.forget(self.hand_id)
         self.hand, self.hand_id = None, None
+
+
+def unsaved(failure: BaseException) -> str:
+    """The refusal of a write the database did not take: `busy` while another process held
+    its lock (nothing changed, it will pass in a moment), else `server` (docs/protocol.md)."""
+    return "busy" if refused_as_busy(failure) else "server"

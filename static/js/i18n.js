@@ -72,6 +72,7 @@ const RU = {
   "err.illegal": "Так ходить нельзя",
   "err.chat": "Сообщение не отправлено",
   "err.server": "Сервер не смог сохранить ход, попробуйте ещё раз",
+  "err.busy": "Сервер сейчас занят, ход не сохранён — повторите через несколько секунд",
   "err.refused": "Сервер отклонил запрос",
   "err.money_short": "Не хватает денег: ещё {short} ₽ (нужно {need} ₽)",
   // Why he lost his seat (docs/protocol.md `you.stood`), one sentence per `why`; the way
@@ -577,6 +578,7 @@ const EN = {
   "err.illegal": "That move is not allowed",
   "err.chat": "The message was not sent",
   "err.server": "The server could not save that, try again",
+  "err.busy": "The server is busy right now and saved nothing — try again in a few seconds",
   "err.refused": "The server refused the request",
   "err.money_short": "Not enough money: {short} ₽ short ({need} ₽ needed)",
   "stood.money": "You were stood up: not enough money for the ante ({ante} ₽)",
@@ -1071,6 +1073,7 @@ const BG = {
   "err.illegal": "Такъв ход не е позволен",
   "err.chat": "Съобщението не е изпратено",
   "err.server": "Сървърът не успя да запише хода, опитайте отново",
+  "err.busy": "Сървърът е зает в момента и ходът не е запазен — опитайте след няколко секунди",
   "err.refused": "Сървърът отказа заявката",
   "err.money_short": "Нямате достатъчно пари: липсват {short} ₽ (нужни са {need} ₽)",
   "stood.money": "Станахте от масата: нямате пари за антето ({ante} ₽)",

@@ -253,7 +253,7 @@ def test_waiting_decisions_are_refused_within_one_timeout_and_chat_goes_on(
         # Both refused within one busy timeout, with the reason, while the lock was held.
         print(f"chat {chatted:.3f} s; refused after {[round(a.took, 2) for a in acts]} s")
         for act in acts:
-            assert act.reply["ok"] is False and act.reply["code"] == "server", act.reply
+            assert act.reply["ok"] is False and act.reply["code"] == "busy", act.reply
             assert act.took <= 1.5 * BUSY, [a.took for a in acts]
         assert chatted < BUSY / 3, chatted
         for actor, was in zip(actors, before, strict=True):  # nothing changed

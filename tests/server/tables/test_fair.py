@@ -341,7 +341,7 @@ def test_my_hands_are_mine_alone(fast: Server) -> None:
 
 
 def test_a_refused_ready_cannot_change_the_deck(tmp_path: Path) -> None:
-    """The «Готов» that would start the hand is refused (`code: server`: here the database
+    """The «Готов» that would start the hand is refused (`code: busy`: here the database
     is locked, as a server that wants another deck might pretend); the retry brings another
     seed (a hostile or older page), but the hand is dealt with the first one its page sent
     for that commitment."""
@@ -356,7 +356,7 @@ def test_a_refused_ready_cannot_change_the_deck(tmp_path: Path) -> None:
         last.until(lambda s: s["gathering"] is not None)
         with locked(server):
             reply = last.call("table:ready", seed=SEEDS[1])
-            assert reply["ok"] is False and reply["code"] == "server", reply
+            assert reply["ok"] is False and reply["code"] == "busy", reply
         assert last.state["fair"]["next"] == committed
         assert last.call("table:ready", seed="77" * 32) == {"ok": True}
         last.until(lambda s: s["phase"] == "playing")
