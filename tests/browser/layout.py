@@ -4,8 +4,8 @@ on text, no text under another element, no text cut without an ellipsis, no side
 `problems(page)` returns one line per fault, each naming the texts involved, so a failing
 test says what to fix. What is read: every visible element with text of its own (its text
 nodes' boxes, line by line), and every face-up card (its corner index). Modal surfaces (a
-dialog, a panel) cover the page behind them by design: what lies under one is not checked,
-what is on one is.
+dialog, a panel, the opaque toast of a refusal) cover the page behind them by design: what
+lies under one is not checked, what is on one is.
 """
 
 from __future__ import annotations

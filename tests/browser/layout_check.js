@@ -2,7 +2,7 @@
 // fault, naming the texts involved.
 () => {
   const SLACK = 2;
-  const MODAL = ".panel, .dialog-layer";
+  const MODAL = ".panel, .dialog-layer, .toast";
   const vw = document.documentElement.clientWidth, vh = innerHeight;
   const name = (el) => {
     const own = [...el.childNodes].filter((n) => n.nodeType === 3).map((n) => n.data).join("").trim();

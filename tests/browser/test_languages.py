@@ -11,6 +11,7 @@ without words fails here."""
 from __future__ import annotations
 
 import re
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -21,7 +22,20 @@ from app.engine.games import GAMES
 from app.pages import LANGUAGES
 from tests.server.conftest import Server, unique_name
 
-from .conftest import DESKTOP, PASSWORD, PHONE, TIMEOUT_MS, Crowd, Player, grant, sign_up
+from .conftest import (
+    DESKTOP,
+    PASSWORD,
+    PHONE,
+    TIMEOUT_MS,
+    Crowd,
+    Player,
+    Table,
+    gathered,
+    grant,
+    serving,
+    sign_up,
+)
+from .layout import problems, still
 
 PROTOCOL = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
 GARY = "Гэри"  # the practice bot (B-1.4)
@@ -581,3 +595,37 @@ def test_the_header_fits_a_phone_on_one_line(crowd: Crowd, artifacts: Path, labe
     for item in items:
         assert item["lines"] == 1 and item["right"] <= item["width"] == PHONE["width"], item
     maria.shot(artifacts, f"header-{label}")
+
+
+def test_a_held_database_says_busy_in_the_players_words_on_every_screen(
+    tmp_path_factory: pytest.TempPathFactory, chromium: Browser, artifacts: Path
+) -> None:
+    """C-1.3 with the database held by another process (a backup) past the busy timeout: the
+    «Готов» that would deal is refused with `busy`, and «Мария»'s page says so in Russian,
+    readable at 360×740, 390×844 and 1280×800 (no text on text); once the lock is gone the
+    same «Готов» deals."""
+    with (
+        serving(tmp_path_factory, "busy", SVARA_DB_BUSY_TIMEOUT="1") as server,
+        gathered(server, chromium) as crowd,
+    ):
+        ivan, maria = crowd.add(DESKTOP, "Иван"), crowd.add(PHONE, "Мария")
+        table = Table([ivan, maria], ivan.new_table("Бэкап " + ivan.name, "classic", 2))
+        table.seat_everyone()
+        table.do("Готов", ivan)
+        backup = sqlite3.connect(server.instance / "svara.db", isolation_level=None)
+        try:
+            backup.execute("BEGIN IMMEDIATE")
+            maria.click("Готов")
+            toast = maria.page.locator("#toast")
+            pw_expect(toast).to_have_text(re.compile(r"^Сервер сейчас занят, ход не сохранён"))
+            still(maria.page)
+            for size in (PHONE, {"width": 390, "height": 844}, DESKTOP):
+                maria.page.set_viewport_size(size)
+                pw_expect(toast).to_be_visible()
+                maria.shot(artifacts, "busy-toast")
+                assert problems(maria.page) == [], size
+        finally:
+            backup.execute("ROLLBACK")
+            backup.close()
+        table.start(answered=(ivan,))  # her «Готов» again: the hand is dealt
+        assert ivan.errors == maria.errors == []
