@@ -440,13 +440,20 @@ def stacks_elsewhere(s: Session, user_ids: Iterable[int], table_id: int) -> dict
     users = set(user_ids)
     if not users:
         return {}
-    stacks = sql_select(ACCOUNTS.c.user_id, ACCOUNTS.c.table_id).where(
-        ACCOUNTS.c.user_id.in_(users),
+    bound = {"users": list(users), "table": table_id}
+    return money_tables(s, dict(s.execute(_stacks_elsewhere_query(), bound).all()))
+
+
+@cache
+def _stacks_elsewhere_query() -> Select:
+    """`stacks_elsewhere`' SELECT, built once for the bound `users` and `table`: a table
+    asks it at every «Готов»."""
+    return sql_select(ACCOUNTS.c.user_id, ACCOUNTS.c.table_id).where(
+        ACCOUNTS.c.user_id.in_(bindparam("users", expanding=True)),
         ACCOUNTS.c.kind == STACK,
         ACCOUNTS.c.balance > 0,
-        ACCOUNTS.c.table_id != table_id,
+        ACCOUNTS.c.table_id != bindparam("table"),
     )
-    return money_tables(s, dict(s.execute(stacks).all()))
 
 
 def money_tables(s: Session, found: dict[int, int]) -> dict[int, int]:

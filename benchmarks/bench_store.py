@@ -4,11 +4,12 @@ Run: .venv/bin/python -m benchmarks.bench_store [--actions 3000] [--seats 8] [--
 
 On a temporary SQLite instance (migrated like a server's) `--seats` classic bots play real
 hands, and every step goes through `TableStore` as the runtime (app/tables/runtime.py) does
-it: `money` and `begin_hand` to start a hand, `record` for each applied action (the hand
-file and its payments), `money` again when the hand is over. Only the time inside the store
+it: each seat's «Готов» (`standing`: his money and where else it is in play), `standing` of
+all and `begin_hand` to start a hand, `record` for each applied action (the hand file and
+its payments), `money` again when the hand is over. Only the time inside the store
 is counted. Prints one JSON line per run and the median: applied actions per second of store
 time, the store's wall and CPU milliseconds (CPU time is steadier on a shared machine) and
-the SQL statements sent per action, per hand start and per hand end (counted with a
+the SQL statements sent per action, per answer, per hand start and per hand end (counted with a
 `before_cursor_execute` listener; BEGIN/COMMIT are not statements the cursor sees).
 """
 
@@ -98,14 +99,18 @@ def one_run(actions: int, seats: int, seed: int) -> dict[str, float]:
             s.add(table)
             s.flush()
             names, table_id = [u.name for u in users], table.id
-        assert table_id is not None
+            ids = {u.name: u.id for u in users}
+        assert table_id is not None and None not in ids.values()
         store, meter = TableStore(db), Meter(db)
         bots = {n: BOTS["classic"](rng) for n in names}
         applied, h, dealer, money = 0, 0, names[0], dict.fromkeys(names, 0)
         while applied < actions:
             top_up(db, money, STAKES * cls.stake(variant))
+            for name in names:  # every seat answers «Готов» (LiveTable.answer)
+                with meter("answer"):
+                    store.standing(table_id, {name: ids[name]}, False, False)
             with meter("start"):
-                money = store.money(table_id, names, False)
+                money, _ = store.standing(table_id, ids, False, False)  # type: ignore[arg-type]
             deals = seeded_deals(SCORERS[variant.game].deck, f"S{seed}:{h}")
             hand = cls(variant, [Seat(n, money[n]) for n in names], dealer, deals)
             doc = record(hand, [])
@@ -141,6 +146,9 @@ def one_run(actions: int, seats: int, seed: int) -> dict[str, float]:
         "ms_per_action": round(1000 * meter.seconds["action"] / applied, 3),
         "cpu_ms_per_action": round(1000 * meter.cpu["action"] / applied, 3),
         "statements_per_action": round(meter.statements["action"] / applied, 2),
+        "ms_per_answer": round(1000 * meter.seconds["answer"] / meter.calls["answer"], 3),
+        "cpu_ms_per_answer": round(1000 * meter.cpu["answer"] / meter.calls["answer"], 3),
+        "statements_per_answer": round(meter.statements["answer"] / meter.calls["answer"], 2),
         "ms_per_hand_start": round(1000 * meter.seconds["start"] / hands, 3),
         "cpu_ms_per_hand_start": round(1000 * meter.cpu["start"] / hands, 3),
         "statements_per_hand_start": round(meter.statements["start"] / hands, 2),

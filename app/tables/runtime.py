@@ -44,7 +44,7 @@ from .model import CLOSED, GATHERING, PLAYING, SKIP, WAITING, Member, Person, Ta
 from .outbox import Turn
 from .play import Play
 from .scheduler import Scheduler
-from .seating import Seating
+from .seating import Seating, refuse_elsewhere
 from .store import TableStore
 from .view import Snapshot, state, told
 from .watchers import Listener, News, Watchers
@@ -131,6 +131,11 @@ class LiveTable:
     def occupancy(self) -> tuple[int, int]:
         """Seats taken and queue length, as the lobby lists them (C-1.2)."""
         return self.seating.occupancy()
+
+    @property
+    def practice(self) -> bool:
+        """B-1.4: a practice table plays chips, not money."""
+        return bool(self.variant.rules.get("practice"))
 
     @property
     def phase(self) -> str:
@@ -276,7 +281,7 @@ class LiveTable:
                 raise TableError("not_now", "you are already seated")
             if self.queued(person.name):
                 raise TableError("not_now", "you are already in the queue")
-            self.seating.check_elsewhere(person, bool(self.variant.rules.get("practice")))
+            self.seating.check_elsewhere(person, self.practice)
             stack = self.seating.check_money(person, stack, self.variant)
             free = self.seating.free_seat(seat)
             if free is None or self.chair.locked:  # the host locked the seats: he waits
@@ -332,10 +337,10 @@ class LiveTable:
             if self.chair.paused:
                 raise TableError("paused", "the host paused the table: the next hand waits")
             member = self.seating.seated(person)
-            self.seating.refresh([member.name])
+            elsewhere = self.seating.standing([member], self.practice)
             self.gathering.check(member, kind)
             if kind != SKIP:
-                self.seating.check_elsewhere(person, bool(self.variant.rules.get("practice")))
+                refuse_elsewhere(elsewhere.get(person.id))
             before, opens = self.gathering.saved(), not self.gathering.open
             events = self.gathering.answer(member, kind, seed)
             broke: list[Event] = []
@@ -374,10 +379,8 @@ class LiveTable:
 
     # --- the hand -----------------------------------------------------------------------
     def _start_hand(self) -> list[Event]:
-        self.seating.refresh([m.name for m in self.seating.members()])
-        practice = self.variant.rules.get("practice")  # B-1.4: chips, not money
-        ready = {m.name: m.person.id for m in self.gathering.ready()}
-        busy = {} if practice else self.books.elsewhere(ready)
+        elsewhere = self.seating.standing(self.seating.members(), self.practice)
+        busy = {m.person.id for m in self.gathering.ready()} & elsewhere.keys()
         if busy:  # a hand started elsewhere since his «Готов»: he sits this one out
             log.info("table %s: money in play elsewhere: %s", self.id, sorted(busy))
         lineup = self.gathering.lineup(busy, self.watching.bots())

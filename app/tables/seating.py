@@ -97,14 +97,20 @@ class Seating:
         """An admin's grant shows anew between hands (C-0.1, C-0.2)."""
         self._money[name] = amount
 
+    def standing(self, members: Iterable[Member], practice: bool) -> dict[int, int]:
+        """`refresh` for `members` and, in the same read, user id → another money table
+        holding his money now (docs/rules.md, «Money at one table at a time»; none at a
+        practice table, B-1.4)."""
+        money, elsewhere = self.books.standing({m.name: m.person.id for m in members}, practice)
+        self._money.update(money)
+        return elsewhere
+
     def check_elsewhere(self, person: Person, practice: bool) -> None:
         """An account plays for money at one table at a time (docs/rules.md, «Money at one
         table at a time»): refused (`money`) while its money is committed at another."""
         if practice:  # B-1.4: chips, not money
             return
-        other = self.books.elsewhere({person.name: person.id}).get(person.id)
-        if other is not None:
-            raise TableError("money", f"your money is in play at table {other}: finish there first")
+        refuse_elsewhere(self.books.elsewhere({person.name: person.id}).get(person.id))
 
     def broke(self, hand_cls: type[Hand], variant: Variant, bots: Collection[str]) -> list[Member]:
         """docs/rules.md, «No money, no seat»: when a gathering opens, a person whose money,
@@ -247,3 +253,10 @@ class Seating:
         """The table closed: every seat and the queue empty."""
         self.seats = [None] * len(self.seats)
         self.queue.clear()
+
+
+def refuse_elsewhere(other: int | None) -> None:
+    """Refused (`money`) when `other`, another money table, holds his money now
+    (docs/rules.md, «Money at one table at a time»)."""
+    if other is not None:
+        raise TableError("money", f"your money is in play at table {other}: finish there first")

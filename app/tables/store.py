@@ -89,15 +89,29 @@ class TableStore:
         here) or a stack there (S-1.5, `ledger.stacks_elsewhere`, any process). Across
         processes a hand is not seen: the ledger's guard then refuses a payment it cannot
         make (docs/rules.md, «Money at one table at a time»)."""
+        with self.db.session() as s:
+            return self._elsewhere(s, table_id, people)
+
+    def standing(
+        self, table_id: int, people: Mapping[str, int], stacks: bool, practice: bool
+    ) -> tuple[dict[str, int], dict[int, int]]:
+        """`money` and `elsewhere` for `people` in one session: a table asks both at every
+        «Готов» and when a hand starts, and a session costs more than its two SELECTs
+        (docs/performance.md, «Where 1,000 players' server time goes»). A practice table
+        (B-1.4) plays chips: no money of theirs is elsewhere for it."""
+        with self.db.session() as s:
+            money = ledger.balances(s, people.keys(), table_id, stacks)
+            return money, {} if practice else self._elsewhere(s, table_id, people)
+
+    def _elsewhere(self, s: Session, table_id: int, people: Mapping[str, int]) -> dict[int, int]:
         found = {
             people[name]: hand.table_id
             for hand in list(self._hands.values())
             if hand.table_id != table_id
             for name in people.keys() & hand.parties.keys()
         }
-        with self.db.session() as s:
-            stacks = ledger.stacks_elsewhere(s, people.values(), table_id)
-            return {**stacks, **ledger.money_tables(s, found)} if found else stacks
+        stacks = ledger.stacks_elsewhere(s, people.values(), table_id)
+        return {**stacks, **ledger.money_tables(s, found)} if found else stacks
 
     def set_occupancy(self, table_id: int, occupancy: tuple[int, int]) -> None:
         """Keep the seats taken and the queue length where every process's lobby reads them."""
@@ -297,6 +311,11 @@ class Books:
 
     def elsewhere(self, people: Mapping[str, int]) -> dict[int, int]:
         return self.store.elsewhere(self.table_id, people)
+
+    def standing(
+        self, people: Mapping[str, int], practice: bool
+    ) -> tuple[dict[str, int], dict[int, int]]:
+        return self.store.standing(self.table_id, people, self.stacks, practice)
 
     def forget(self, hand_id: int) -> None:
         self.store.forget(hand_id)

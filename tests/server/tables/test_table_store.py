@@ -186,3 +186,28 @@ def test_an_action_costs_three_statements(db: Database) -> None:
     assert [s.split()[0] for s in statements] == ["SELECT"]
     with db.session() as s:
         assert s.get(HandRecord, hand_id).status == PLAYING  # type: ignore[union-attr]
+
+
+def test_a_players_standing_is_one_transaction(db: Database) -> None:
+    """docs/performance.md: a «Готов» reads a player's money and where else his money is in
+    play (docs/rules.md, «Money at one table at a time») in one transaction of two SELECTs
+    when he plays nowhere else; a practice table (B-1.4) only reads the chips."""
+    people(db, "Иван", "Мария", money=1000)
+    classic, shaha, store = table(db), table(db, "shaha36"), TableStore(db)
+    ivan, maria = _id(db, "Иван"), _id(db, "Мария")
+    statements: list[str] = []
+    transactions: list[object] = []
+    event.listen(db.engine, "before_cursor_execute", lambda *a: statements.append(a[2]))
+    event.listen(db.engine, "begin", transactions.append)
+    players = {"Иван": ivan, "Мария": maria}
+    assert store.standing(classic, players, False, False) == ({"Иван": 1000, "Мария": 1000}, {})
+    assert [s.split()[0] for s in statements] == ["SELECT", "SELECT"]
+    assert len(transactions) == 1
+    store.buy_in(shaha, maria, 300)
+    assert store.standing(classic, players, False, False) == (
+        {"Иван": 1000, "Мария": 700},
+        {maria: shaha},
+    )
+    statements.clear()
+    assert store.standing(classic, players, False, True) == ({"Иван": 1000, "Мария": 700}, {})
+    assert [s.split()[0] for s in statements] == ["SELECT"]
