@@ -76,6 +76,7 @@ ACCOUNTS, LEDGER = Account.__table__, LedgerEntry.__table__  # type: ignore[attr
 # Not typed (next line): SQLModel sets `__table__` on a table model at runtime.
 USERS = User.__table__  # type: ignore[attr-defined]
 INSERT_ROWS = insert(LEDGER)
+OPEN_ACCOUNT = insert(ACCOUNTS)
 
 
 class LedgerError(Exception):
@@ -103,8 +104,15 @@ def _account_id(s: Session, kind: str, **keys: int | None) -> int:
 
 def _open(s: Session, kind: str, **keys: int | None) -> int:
     """A new account holding 0 (C-0.1)."""
-    opened = s.execute(insert(ACCOUNTS).values(kind=kind, balance=0, created=utcnow(), **keys))
+    opened = s.execute(OPEN_ACCOUNT, {"kind": kind, "balance": 0, "created": utcnow(), **keys})
     return opened.inserted_primary_key[0]  # type: ignore[attr-defined]  # an INSERT's CursorResult
+
+
+def open_pot(s: Session, hand_id: int) -> int:
+    """The pot account of a hand just inserted, opened without looking for it first: hands
+    are never deleted, so no account can carry a new hand's id. `post` takes it in
+    `parties`."""
+    return _open(s, POT, hand_id=hand_id)
 
 
 def _account(s: Session, kind: str, **keys: int | None) -> Account:

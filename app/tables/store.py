@@ -28,6 +28,7 @@ from app.models import (
     CANCELLED,
     FINISHED,
     PLAYING,
+    POT,
     STACK,
     Account,
     Database,
@@ -41,6 +42,7 @@ from app.table_rules import playable_variant
 # An action saves its hand's row in place, without loading it: the columns given, by id.
 # Not typed (next line): SQLModel sets `__table__` on a table model at runtime.
 HANDS = HandRecord.__table__  # type: ignore[attr-defined]
+NEW_HAND = insert(HANDS)
 SAVE_HAND = update(HANDS).where(HANDS.c.id == bindparam("hand"))
 
 
@@ -180,8 +182,9 @@ class TableStore:
             new = dict(
                 table_id=table_id, status=PLAYING, hand_file=doc, actions=[], started=utcnow()
             )
-            inserted = s.execute(insert(HANDS).values(new))
+            inserted = s.execute(NEW_HAND, new)
             hand_id: int = inserted.inserted_primary_key[0]  # type: ignore[attr-defined]  # a CursorResult
+            hand.parties[POT] = ledger.open_pot(s, hand_id)
             ledger.post(
                 s,
                 transfers,
