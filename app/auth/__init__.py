@@ -7,6 +7,7 @@ import os
 from flask import Flask
 
 from . import sockets
+from .cookie import SocketCookieSessions
 from .hashing import passwords
 from .limits import AccountLimits
 from .presence import EXTENSION as PRESENCE
@@ -16,6 +17,7 @@ from .views import LIMIT_EXTENSION, LogoutForm, bp
 
 
 def init_app(app: Flask) -> None:
+    app.session_interface = SocketCookieSessions()
     app.extensions[PRESENCE] = Presence()
     app.extensions[LIMIT_EXTENSION] = AccountLimits(app.config)
     threads = app.config["HASH_THREADS"] or max(1, (os.cpu_count() or 2) // 2)
