@@ -34,7 +34,7 @@ def handshake(app: Flask) -> dict[str, Any]:
         app.session_interface.save_session(app, session, response)
         cookie = response.headers["Set-Cookie"].split(";")[0]
     return EnvironBuilder(
-        path="/socket.io/", query_string="EIO=4&transport=websocket", headers={"Cookie": cookie}
+        path="/socket.io/", query_string="EIO=4&transport=websocket", headers=[("Cookie", cookie)]
     ).get_environ()
 
 
