@@ -230,6 +230,28 @@ def grows(page: Page, mid: str, by: int = 2000) -> None:
     assert int(page.evaluate(GROWN, [mid, start + by, 20000])) > start + by
 
 
+SENT_PACKETS = """async () => {
+  let sent = 0;
+  (await voice.pc.getStats()).forEach((r) => {
+    if (r.type === "outbound-rtp" && r.kind === "audio") sent += r.packetsSent;
+  });
+  return sent;
+}"""
+
+
+def sent(page: Page) -> int:
+    """Audio packets the page's browser has sent to the SFU so far."""
+    return int(page.evaluate(SENT_PACKETS))
+
+
+def sends_nothing(page: Page, witness: tuple[Page, str]) -> None:
+    """The page's browser sends no audio packet while the witness slot gets a second of
+    audio: with the mic off, not even the host's SFU hears the player."""
+    before = sent(page)
+    grows(*witness, by=4000)
+    assert sent(page) == before
+
+
 def stays_silent(page: Page, mid: str, witness: tuple[Page, str]) -> None:
     """Slot `mid` of `page` gets nothing while the witness slot receives a second of audio."""
     grows(*witness, by=500)  # packets in flight land first
@@ -253,7 +275,15 @@ def test_three_pages_hear_each_other_and_the_toggles_work(
     # mic off on A stops A's audio at B (and C), B still hears C
     pages["A"].evaluate("voice.setMic(false)")
     stays_silent(pages["B"], mid("B", "A"), witness=(pages["B"], mid("B", "C")))
+    sends_nothing(pages["A"], witness=(pages["B"], mid("B", "C")))
     pages["A"].evaluate("voice.setMic(true)")
+    grows(pages["B"], mid("B", "A"))
+
+    # push-to-talk released: the mic stays on for the table, and A's browser sends nothing
+    pages["A"].evaluate("voice.setTalk(false)")
+    stays_silent(pages["B"], mid("B", "A"), witness=(pages["B"], mid("B", "C")))
+    sends_nothing(pages["A"], witness=(pages["B"], mid("B", "C")))
+    pages["A"].evaluate("voice.setTalk(true)")
     grows(pages["B"], mid("B", "A"))
 
     # listen off on B stops all audio at B, while A and C still hear each other
@@ -277,6 +307,7 @@ def test_three_pages_hear_each_other_and_the_toggles_work(
     pages["C"].evaluate("voice.start({ mic: false })")
     grows(pages["C"], mid("C", "A"))
     assert pages["C"].evaluate("voice.micStream === null")
+    assert sent(pages["C"]) == 0
     stays_silent(pages["A"], mid("A", "C"), witness=(pages["A"], mid("A", "B")))
     pages["C"].evaluate("voice.setMic(true)")
     grows(pages["A"], mid("A", "C"))
