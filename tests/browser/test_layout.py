@@ -137,6 +137,11 @@ def seated(
     return table, players
 
 
+def seated_at(state: dict[str, Any], name: str) -> bool:
+    """Whether `name` holds a seat in this table state."""
+    return any(x and x["name"] == name for x in state["seats"])
+
+
 def messages(players: list[SocketPlayer]) -> Iterator[dict[str, Any]]:
     for p in players:
         p.drain()
@@ -351,14 +356,21 @@ class Recording:
         taken = len(two) + len(filled["bots"])
         for p in two:
             p.until(lambda s: sum(1 for x in s["seats"] if x) == taken)
-        for _ in range(3):  # a hand the bots end before the people speak: one more
+        # A hand the bots end before the people speak, or one where a person is never the
+        # third to decide: one more (the deal is the server's fair shuffle, not this rng).
+        for _ in range(8):
             for p in two:  # one who lost his stack to a bot was stood up (S-1.5): he buys in again
                 p.drain()
-                if not any(x and x["name"] == p.name for x in p.state["seats"]):
+                if not seated_at(p.state, p.name):
                     assert p.call("table:sit", **stack)["ok"], p.state["you"]
-                    p.until(lambda s, me=p.name: any(x and x["name"] == me for x in s["seats"]))
+                    p.until(lambda s, me=p.name: seated_at(s, me))
             play(two, game, 1, rng)
-            two[0].until(lambda s: any(x and x["bot"] and x.get("answer") for x in s["seats"]))
+            # Bots answer the gathering only beside a person who can play (docs/rules.md,
+            # «Bots»): when both people lost their stacks, they sit again first.
+            two[0].until(
+                lambda s: any(x and x["bot"] and x.get("answer") for x in s["seats"])
+                or not all(seated_at(s, p.name) for p in two)
+            )
             msgs = list(messages(two))
             out = {state: pick(game, state, msgs) for state in ("bots", "bots-between")}
             if all(out.values()):
