@@ -68,7 +68,34 @@ class IndexedManager(RoomIndex):
 
 
 class IndexedRedisManager(RoomIndex, socketio.RedisManager):
-    """Several processes over Redis (docs/hosting.md)."""
+    """Several processes over Redis (docs/hosting.md).
+
+    python-socketio publishes every emit to every process, even one to a client of this
+    process: each table state was written here, then scanned for bytes, encoded again,
+    published, and decoded by every process (this one included) to be dropped. A table's
+    sockets are routed to its owner (app/shards.py), so its states go to clients connected
+    here: those are written directly. Rooms (a user's, the lobby's) and clients of other
+    processes still go through Redis (docs/performance.md, «Two processes at 50 tables»)."""
+
+    def emit(
+        self,
+        event: str,
+        data: Any,
+        namespace: str | None = None,
+        room: Hashable | None = None,
+        skip_sid: Any = None,
+        callback: Any = None,
+        to: Hashable | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        room = to if to is not None else room
+        local = isinstance(room, str) and self.is_connected(room, namespace or "/")
+        if local and callback is None:
+            kwargs["ignore_queue"] = True  # a client's sid is its own room, here only
+        return super().emit(
+            event, data, namespace=namespace, room=room, skip_sid=skip_sid, callback=callback,
+            **kwargs,
+        )  # fmt: skip
 
 
 def client_manager(message_queue: str | None) -> socketio.Manager | None:

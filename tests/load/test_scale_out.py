@@ -16,6 +16,7 @@ balance.
 from __future__ import annotations
 
 import glob
+import json
 import os
 import random
 import secrets
@@ -24,16 +25,19 @@ import shutil
 import socket
 import subprocess
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
+import redis
 
 from app import ledger
 from app.lobby.service import create_table
 from app.models import Database
+from app.rooms import CHANNEL
 from app.shards import Shard
 from tests.server.conftest import WAIT, Browser, Server, start_server, unique_name
 from tests.server.tablekit import SCALE, SLOW_TIMERS, Player, everyone, grant, play_hand
@@ -100,10 +104,41 @@ def postgres_server() -> Iterator[str]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+@contextmanager
+def published(queue_url: str) -> Iterator[Callable[[], list[dict[str, Any]]]]:
+    """What the processes publish on Flask-SocketIO's channel from now on: a function that
+    returns every message up to now (a marker published last says «up to now»)."""
+    client = redis.Redis.from_url(queue_url)
+    listener = client.pubsub(ignore_subscribe_messages=True)
+    listener.subscribe(CHANNEL)
+    listener.get_message(timeout=WAIT)  # the subscription's confirmation
+
+    def so_far() -> list[dict[str, Any]]:
+        marker = secrets.token_hex(8)
+        client.publish(CHANNEL, json.dumps({"marker": marker}))
+        seen: list[dict[str, Any]] = []
+        while (m := listener.get_message(timeout=WAIT)) is not None:
+            data = json.loads(m["data"])
+            if data.get("marker") == marker:
+                return seen
+            seen.append(data)
+        raise AssertionError(f"the marker never came back; heard {len(seen)} messages")
+
+    try:
+        yield so_far
+    finally:
+        listener.close()
+        client.close()
+
+
 def test_two_processes_share_the_database_and_the_lobby_each_plays_its_own_tables(
     tmp_path: Path,
 ) -> None:
-    with redis_server(tmp_path) as queue_url, postgres_server() as database_url:
+    with (
+        redis_server(tmp_path) as queue_url,
+        published(queue_url) as heard,
+        postgres_server() as database_url,
+    ):
         shared = {
             "SVARA_DATABASE_URL": database_url,
             "SVARA_MESSAGE_QUEUE": queue_url,
@@ -165,6 +200,12 @@ def test_two_processes_share_the_database_and_the_lobby_each_plays_its_own_table
                     assert p.call("table:ready") == {"ok": True}
                 final = play_hand(tables[index], rng)
                 assert final["phase"] == "finished"
+
+            # A table's states go to its players' sockets, all on its owner: written there
+            # directly, never through Redis (app/rooms.py); the lobby's news crosses.
+            events = [m["event"] for m in heard() if m.get("method") == "emit"]
+            assert "lobby:table" in events
+            assert "table:state" not in events, events.count("table:state")
 
             # One table page per account and table (C-8.2) across processes: a seated
             # player's lobby opened on B takes nothing over; his table's page opened again,
