@@ -2,7 +2,7 @@
 «Several processes»: one PostgreSQL, one Redis, tables sharded by id).
 
 Run: .venv/bin/python -m benchmarks.bench_scale_out [--tables 50] [--seats 8]
-     [--pace 0 2] [--seconds 30] [--workers 2]
+     [--pace 0 2] [--seconds 30] [--workers 2] [--cpu-budget CORES]
 
 Redis and PostgreSQL are started from Debian's packages on loopback ports of their own
 (as tests/load/test_scale_out.py does), a fresh database for each run. «one» is a single
@@ -11,6 +11,10 @@ Redis, so the only difference is the second process; every table's bots connect 
 process that owns it. Prints one JSON line per (processes, pace): `--pace 0` (full speed:
 decisions per second is the figure), `--pace 2` (human pace: the latency percentiles), the
 servers' CPU summed (% of one core) and RSS summed; then the ratios two / one.
+
+`--cpu-budget 0.5` gives each server process half a core of its own (benchmarks/cpu_budget.py,
+root only): the size of the machine each process would have alone, so that on a small machine
+the load generator, PostgreSQL and Redis are not what two processes share.
 """
 
 from __future__ import annotations
@@ -26,11 +30,18 @@ from typing import Any
 from app.config import SECRET_KEY_FILE, secret_key
 from tests.load.test_scale_out import postgres_server, redis_server
 
+from .cpu_budget import cpu_budget
 from .loadgen import load_server, prepare, run_tables
 
 
 def one_run(
-    processes: int, tables: int, seats: int, pace: float, seconds: float, workers: int
+    processes: int,
+    tables: int,
+    seats: int,
+    pace: float,
+    seconds: float,
+    workers: int,
+    budget: float | None = None,
 ) -> dict[str, Any]:
     with (
         tempfile.TemporaryDirectory(prefix="svara-scale-") as folder,
@@ -56,6 +67,9 @@ def one_run(
                 )
                 for i, instance in enumerate(instances)
             ]
+            if budget is not None:
+                for server in servers:
+                    running.enter_context(cpu_budget(server.process.pid, budget))
             seatings = [
                 replace(seating, url=servers[seating.table % processes].url)  # its owner
                 for seating in prepare(database_url, root, tables, seats)
@@ -68,7 +82,7 @@ def one_run(
                 seconds,
                 workers=workers,
             )
-    return {"processes": processes, **result.summary()}
+    return {"processes": processes, "cpu_budget": budget, **result.summary()}
 
 
 def main() -> None:
@@ -78,11 +92,15 @@ def main() -> None:
     parser.add_argument("--pace", type=float, nargs="+", default=[0.0, 2.0])
     parser.add_argument("--seconds", type=float, default=30.0)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--cpu-budget", type=float, default=None, metavar="CORES")
     args = parser.parse_args()
     for pace in args.pace:
         rows = {}
         for processes in (1, 2):
-            row = one_run(processes, args.tables, args.seats, pace, args.seconds, args.workers)
+            row = one_run(
+                processes, args.tables, args.seats, pace, args.seconds, args.workers,
+                args.cpu_budget,
+            )  # fmt: skip
             rows[processes] = row
             print(json.dumps(row, ensure_ascii=False), flush=True)
         one, two = rows[1], rows[2]
