@@ -368,8 +368,10 @@ class Recording:
             # Bots answer the gathering only beside a person who can play (docs/rules.md,
             # «Bots»): when both people lost their stacks, they sit again first.
             two[0].until(
-                lambda s: any(x and x["bot"] and x.get("answer") for x in s["seats"])
-                or not all(seated_at(s, p.name) for p in two)
+                lambda s: (
+                    any(x and x["bot"] and x.get("answer") for x in s["seats"])
+                    or not all(seated_at(s, p.name) for p in two)
+                )
             )
             msgs = list(messages(two))
             out = {state: pick(game, state, msgs) for state in ("bots", "bots-between")}
