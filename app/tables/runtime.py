@@ -47,7 +47,7 @@ from .scheduler import Scheduler
 from .seating import Seating, refuse_elsewhere
 from .store import TableStore
 from .view import Snapshot, state, told
-from .watchers import Listener, News, Watchers
+from .watchers import HostLog, Listener, News, Watchers
 
 log = logging.getLogger(__name__)
 RESTARTED = "the server restarted; the hand goes on and every timer starts again"
@@ -118,6 +118,7 @@ class LiveTable:
             table_id, services.emit, self.turn.post, self.scheduler, self._offline_expired
         )
         self.news = News()
+        self.host_log = HostLog(self.chat.keep)  # as deep as the chat it is written into
         self.chair = Chair()  # the host's pause, lock, rules and mutes (chair.py)
         self._occupancy = self.occupancy()
 
@@ -228,6 +229,7 @@ class LiveTable:
             return {
                 "state": self.state_for(person.name, []),
                 "chat": self.chat.recent(),
+                "log": self.host_log.lines(),
                 "missed": self.news.missed(since, self.version, person.name),
                 **entered,
             }
@@ -590,6 +592,7 @@ class LiveTable:
         every viewer is told alike is built once, and only his own parts per viewer."""
         self.version += 1
         self.news.add(self.version, events)
+        self.host_log.add(events)
         self.seating.remember(events)
         if self.occupancy() != self._occupancy:
             self._occupancy = self.occupancy()

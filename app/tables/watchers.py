@@ -4,13 +4,15 @@ A part of `LiveTable` (runtime.py). A watcher is a socket id with its person; a 
 served in-process (a bot, app/bots/) has a listener that gets its events instead of
 Socket.IO. A seated player with no watcher left is offline: this part times that (S-1.7),
 and the owner decides what the timer's end does. `News` keeps the last `keep` versions'
-events (docs/protocol.md, `since`).
+events (docs/protocol.md, `since`); `HostLog` the host's controls, which a page that comes
+back (a reload, a reconnect) writes again in its chat and history (docs/protocol.md, `log`).
 """
 
 from __future__ import annotations
 
+import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from app.engine.hand import Event
@@ -115,3 +117,30 @@ class News:
         return [
             e.as_json() for v, events in kept if v > since for e in events if e.visible_to(name)
         ]
+
+
+def is_host_line(event: Event) -> bool:
+    """A change the pages write as a line of the chat and the history, with who did it
+    (static/js/host.js `hostLine`): a host's control, a muted player asking to speak, a
+    player stood up by the host (docs/hosting.md, «The host's table menu»)."""
+    if event.kind in ("host", "ask_speak"):
+        return True
+    return event.kind in ("stood", "leaving") and event.data.get("why") == "host"
+
+
+class HostLog:
+    """The table's last `keep` host lines with the time of each, for a page that comes back:
+    without them a reload or a reconnect wiped «Иван ставит игру на паузу» from the chat
+    between the stored lines, and whoever joined later never learned who paused or muted."""
+
+    def __init__(self, keep: int):
+        self._kept: deque[dict[str, Any]] = deque(maxlen=keep)
+
+    def add(self, events: Iterable[Event], clock: Callable[[], float] = time.time) -> None:
+        for e in events:
+            if e.to is None and is_host_line(e):  # told to everyone at the table
+                self._kept.append({**e.as_json(), "time": clock()})
+
+    def lines(self) -> list[dict[str, Any]]:
+        """Oldest first, as in `news`, each with `time` (seconds, as a chat line's)."""
+        return list(self._kept)

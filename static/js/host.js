@@ -60,13 +60,30 @@ export class HostMenu {
   update(msg) {
     this.msg = msg;
     const t = this.t();
-    for (const e of msg.news || []) {
-      const line = hostLine(e, t);
-      if (line) this.logLine(line);
-    }
+    for (const e of msg.news || []) this.written(e);
     if (this.mutedMe()) this.muteMine();
     this.drawStatus(t);
     this.drawMenu(t);
+  }
+
+  /** The page (re)joined: the chat's stored lines (`chatLine` draws one) and the table's
+   * host lines (`table:join`'s `log`) written again in the order said, the history's log
+   * from the host lines alone — a reload or a reconnect keeps who paused, muted, stood up. */
+  rewrite(chat, log, chatLine) {
+    this.els.chat.replaceChildren();
+    if (this.els.log) {
+      this.els.log.replaceChildren();
+      this.els.log.hidden = true;
+    }
+    const said = [...chat.map((line) => [line.time, () => chatLine(line)]), ...log.map((e) => [e.time, () => this.written(e)])];
+    said.sort((a, b) => a[0] - b[0]); // stable: the same second keeps each list's order
+    for (const [, draw] of said) draw();
+  }
+
+  /** An event written as a host line, if it is one. */
+  written(e) {
+    const line = hostLine(e, this.t());
+    if (line) this.logLine(line);
   }
 
   logLine(text) {

@@ -344,8 +344,7 @@ socket.on("connect", () => {
   askBalance();
   socket.emit(EVENTS.join, { table: tableId, ...(entering && !page.buyInMin ? { sit: true } : {}) }, (ack) => {
     if (!ack?.state) return;
-    $("#chat-list").replaceChildren();
-    for (const line of ack.chat || []) chatLine(line);
+    host.rewrite(ack.chat || [], ack.log || [], chatLine);
     receive(ack.state);
     if (entering) {
       entering = false;

@@ -1,8 +1,9 @@
 """The host's table menu in Chromium (docs/hosting.md, «The host's table menu»): Иван opens a
 table, Мария and Ёж sit at it; Иван's menu pauses and resumes, locks the seats, changes the
 ante between hands, mutes Мария (she asks to speak, he unmutes her) and stands Ёж up — and
-the other pages see each of these, named with who did it, in their own words. Мария's page
-has no menu. Screenshots of each new state at 360×740, 390×844 and 1280×800."""
+the other pages see each of these, named with who did it, in their own words, and again
+after a reload. Мария's page has no menu. Screenshots of each new state at 360×740, 390×844
+and 1280×800."""
 
 from __future__ import annotations
 
@@ -119,5 +120,23 @@ def test_the_hosts_menu_seen_by_the_other_players(crowd: Crowd, artifacts: Path)
         f"{ivan.name} поднял из-за стола: {yozh.name}"
     )
     shots(yozh, artifacts, "stood")
+
+    # Мария reloads her page: the host lines come back where they were said, in her words.
+    maria.page.reload()
+    lines = maria.page.locator("#chat-list .host-line")
+    expect(lines).to_have_text(
+        [
+            f"{ivan.name} ставит игру на паузу после раздачи",
+            f"{ivan.name} продолжает игру",
+            f"{ivan.name} закрыл места за столом",
+            f"{ivan.name} открыл места за столом",
+            f"{ivan.name} изменил правила: анте 20 ₽",
+            f"{ivan.name} выключил микрофон: {maria.name}",
+            f"{maria.name} просит слова",
+            f"{ivan.name} включил микрофон: {maria.name}",
+            f"{ivan.name} поднял из-за стола: {yozh.name}",
+        ]
+    )
+    expect(maria.page.locator("#history-panel #host-log li")).to_have_count(9)
     for p in (ivan, maria, yozh):
         assert p.errors == [], p.errors

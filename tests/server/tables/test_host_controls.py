@@ -295,3 +295,42 @@ def test_the_host_fills_and_clears_bots_and_the_table_reads_it(fast: Server) -> 
     assert ivan.call("table:bots", fill=False)["ok"]
     assert host_news(ivan, "bots_clear")["player"] == ivan.name
     ivan.close()
+
+
+def test_a_page_that_comes_back_reads_the_host_lines_again(fast: Server) -> None:
+    """Иван locks the seats, mutes Мария (she asks to speak) and stands Ёж up, while Мария
+    also chats; a socket that joins afterwards (a reload, Вера arriving late) is told the
+    host lines in order with their times, beside the chat, and none of the other news (a
+    seat taken, a «Готов») — so its page writes them again where they were said."""
+    table, ivan = hosted(fast)
+    maria = Player(fast, table, unique_name("Мария"))
+    yozh = Player(fast, table, unique_name("Ёж"))
+    for p in (ivan, maria, yozh):
+        sit(p, fast)
+    assert ivan.call("table:host", do="lock") == {"ok": True}
+    assert maria.call("table:chat", text="Привет, Ёж 🦔") == {"ok": True}
+    assert ivan.call("table:host", do="mute", player=maria.name) == {"ok": True}
+    assert maria.call("table:ask_speak") == {"ok": True}
+    assert ivan.call("table:host", do="stand", player=yozh.name) == {"ok": True}
+    assert ivan.call("table:ready") == {"ok": True}  # news, not a host line
+    maria.until(lambda s: any(e["kind"] == "stood" for e in s["news"]))
+
+    maria.reconnect()
+    joined = maria.join()
+    log = joined["log"]
+    assert [(e["kind"], e.get("do"), e["player"]) for e in log] == [
+        ("host", "lock", ivan.name),
+        ("host", "mute", ivan.name),
+        ("ask_speak", None, maria.name),
+        ("stood", None, yozh.name),
+    ], log
+    assert log[1]["whom"] == maria.name and log[3] == {**log[3], "why": "host", "by": ivan.name}
+    times = [e["time"] for e in log]
+    assert times == sorted(times)
+    said = next(line for line in joined["chat"] if line["text"] == "Привет, Ёж 🦔")
+    assert times[0] <= said["time"] <= times[1]  # between the lock and the mute, as said
+
+    vera = Player(fast, table, unique_name("Вера"))
+    assert vera.join()["log"] == log  # a latecomer reads the same lines
+    for p in (ivan, maria, yozh, vera):
+        p.close()
