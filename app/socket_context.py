@@ -3,7 +3,7 @@
 Flask-SocketIO pushes a request context for every socket event, on the environ of the
 socket's handshake, and Flask binds the URL map to that environ and matches its path each
 time (the host checked, the server name and scheme read, every rule tried): ~5 % of the
-server's time under load (docs/performance.md, «A third less CPU per action»). The environ
+server's time under load (docs/performance.md, «CPU per action, 2026-12-06»). The environ
 of a socket does not change, so the adapter bound and the match made first are kept in it
 and given again, as app/auth/cookie.py keeps the session it opened. An HTTP request has an
 environ of its own: it is bound and matched as Flask does.

@@ -67,7 +67,7 @@ class Database:
             # `timeout` 0: SQLite never waits in C; `_wait_busy` waits in slices instead.
             kwargs["connect_args"] = {"check_same_thread": False, "timeout": 0}
         # The hand row is written at every action with the hand file as JSON (app/tables/
-        # store.py): orjson encodes it (docs/performance.md, «A third less CPU per action»).
+        # store.py): orjson encodes it (docs/performance.md, «CPU per action, 2026-12-06»).
         self.engine: Engine = create_engine(url, json_serializer=json_text, **kwargs)
         self.busy_timeout = busy_timeout
         if self.is_sqlite:
@@ -90,8 +90,8 @@ class Database:
     def core(self) -> Iterator[Connection]:
         """`session` without the ORM: a connection in one transaction, for Core statements
         only. The live tables' writes at every action and reads at every «Готов» take it: a
-        session costs more than those statements (docs/performance.md, «A third less CPU per
-        action»)."""
+        session costs more than those statements (docs/performance.md, «CPU per action,
+        2026-12-06»)."""
         with self._turn() as deadline, self.engine.connect() as connection:
             if deadline is not None:
                 connection.execution_options(**{DEADLINE: deadline})
