@@ -189,8 +189,8 @@ def state(told: Told, snap: Snapshot, name: str | None, events: list[Event]) -> 
 
 def hand_seen(snap: Snapshot, name: str | None) -> Mapping[str, Any] | None:
     """The hand as `name` sees it: a participant his own view, anyone else the public one
-    (copied once per version and shared). KeyError for a viewer the snapshot was not taken
-    for: a state is never made from a view it does not hold."""
+    (made once per point of the hand, `Play.views`, and shared). KeyError for a viewer the
+    snapshot was not taken for: a state is never made from a view it does not hold."""
     if not snap.players:
         return None
     return snap.views[name if name in snap.players else None]
