@@ -46,6 +46,12 @@ ALIVE_SECONDS = 5.0
 ANSWER_SECONDS = 15.0
 EXTENSION = "svara.notices"
 ALL = Shard()  # one process plays every table
+# What the serving process asks ten times a second: built once, not at every poll.
+PENDING = (
+    select(Notice.id, Notice.kind, Notice.data)
+    .where(col(Notice.done).is_(None))
+    .order_by(col(Notice.id))
+)
 
 Handler = Callable[[dict[str, Any]], dict[str, Any]]
 
@@ -168,11 +174,7 @@ class Poller:
                 )
             self._next_beat = time.monotonic() + BEAT_SECONDS
         with self.db.core() as c:  # ten times a second: no ORM session (db.py)
-            pending = c.execute(
-                select(Notice.id, Notice.kind, Notice.data)
-                .where(col(Notice.done).is_(None))
-                .order_by(col(Notice.id))
-            ).all()
+            pending = c.execute(PENDING).all()
         # The rows as stored: an id, a kind and the JSON object (models/notices.py).
         for notice_id, kind, data in cast("list[tuple[int, str, dict[str, Any]]]", pending):
             if not self.ours(data):
