@@ -48,17 +48,16 @@ def web_folder(name: str) -> Path:
 def create_app(config: dict[str, Any] | None = None) -> Flask:
     """Build the web app on one instance folder; `config` overrides every other source
     (docs/hosting.md «Settings»: defaults < instance config.py < SVARA_* < `config`)."""
-    from flask import Flask
-
     from . import config as settings
     from . import headers, migrations, rooms
     from .extensions import csrf, socketio
     from .models.db import EXTENSION, Database
+    from .socket_context import SocketApp
     from .wire import WirePacket
 
     config = dict(config or {})
     instance = settings.instance_folder(config.pop("INSTANCE", None))
-    app = Flask(
+    app = SocketApp(
         __name__,
         instance_path=str(instance),
         instance_relative_config=True,

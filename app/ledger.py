@@ -12,7 +12,9 @@ process: so a write takes one UPDATE and one INSERT however many rows it makes, 
 may keep the accounts of a hand's parties from one action to the next (`post(parties=…)`).
 
 Everything here works inside a caller's session (`with get_db().session() as s:`), so the
-runtime can commit an applied action and its payments together (C-0.3).
+runtime can commit an applied action and its payments together (C-0.3). What a table runs at
+every action and every «Готов» (`post`, `balances`, `stacks_elsewhere`, `open_pot`) also
+takes a bare connection (`Db`, `get_db().core()`): Core statements only.
 
 Why one module of ~600 lines: every way money moves (grants, antes and bets, stacks,
 refunds, practice chips) and the audit that checks them (`verify`) stay side by side, so
@@ -30,6 +32,7 @@ from typing import Any
 
 from sqlalchemy import (
     ColumnElement,
+    Connection,
     Select,
     Update,
     and_,
@@ -57,6 +60,9 @@ from app.models import (
     utcnow,
 )
 from app.table_rules import table_variant
+
+#: Where the table's statements run: a session, or a bare connection (`Database.core`).
+Db = Session | Connection
 
 GRANT = "grant"
 REFUND = "refund"
@@ -89,26 +95,26 @@ def _is(column: Any, value: int | None) -> ColumnElement[bool]:
     return column.is_(None) if value is None else column == value
 
 
-def _account_id(s: Session, kind: str, **keys: int | None) -> int:
+def _account_id(s: Db, kind: str, **keys: int | None) -> int:
     """The id of the account of `kind` with exactly these keys, opened (balance 0) on first
     use. Ids found or opened inside a transaction are only good once it commits (SQLite
     hands a rolled-back id out again): a caller that keeps them must wait for the commit."""
-    found = s.exec(
+    found = s.execute(
         select(Account.id).where(
             Account.kind == kind,
             *(_is(getattr(Account, c), keys.get(c)) for c in ("user_id", "table_id", "hand_id")),
         )
-    ).first()
+    ).scalar()
     return _open(s, kind, **keys) if found is None else found
 
 
-def _open(s: Session, kind: str, **keys: int | None) -> int:
+def _open(s: Db, kind: str, **keys: int | None) -> int:
     """A new account holding 0 (C-0.1)."""
     opened = s.execute(OPEN_ACCOUNT, {"kind": kind, "balance": 0, "created": utcnow(), **keys})
     return opened.inserted_primary_key[0]  # type: ignore[attr-defined]  # an INSERT's CursorResult
 
 
-def open_pot(s: Session, hand_id: int) -> int:
+def open_pot(s: Db, hand_id: int) -> int:
     """The pot account of a hand just inserted, opened without looking for it first: hands
     are never deleted, so no account can carry a new hand's id. `post` takes it in
     `parties`."""
@@ -216,7 +222,7 @@ def _movement(
     ]  # fmt: skip
 
 
-def _write(s: Session, entries: Sequence[Entry]) -> None:
+def _write(s: Db, entries: Sequence[Entry]) -> None:
     """Insert `entries` and move their accounts' balances: two statements however many rows.
 
     Each account changes by the sum of its rows, guarded by `balance + x >= 0`, so what the
@@ -239,10 +245,11 @@ def _write(s: Session, entries: Sequence[Entry]) -> None:
                 f"{', '.join(kinds)}: account {', '.join(map(str, sorted(short)))} "
                 f"cannot pay {', '.join(str(-net[a]) for a in sorted(short))}"
             )
-        for account_id in net:  # an account object the session holds is stale now
-            held = s.identity_map.get(identity_key(Account, account_id))
-            if held is not None:
-                s.expire(held, ["balance"])
+        if isinstance(s, Session):  # an account object it holds is stale now
+            for account_id in net:
+                held = s.identity_map.get(identity_key(Account, account_id))
+                if held is not None:
+                    s.expire(held, ["balance"])
     if entries:
         s.execute(INSERT_ROWS, list(entries))
 
@@ -346,7 +353,7 @@ def return_bot(s: Session, bot_id: int) -> int:
 
 
 def post(
-    s: Session,
+    s: Db,
     transfers: Iterable[Transfer],
     *,
     hand_id: int,
@@ -385,7 +392,7 @@ def post(
     _write(s, entries)
 
 
-def balances(s: Session, names: Iterable[str], table_id: int, stacks: bool) -> dict[str, int]:
+def balances(s: Db, names: Iterable[str], table_id: int, stacks: bool) -> dict[str, int]:
     """What each named player plays from (C-0.2, S-1.5), read in one SELECT; an account not
     opened yet holds 0."""
     return {
@@ -400,7 +407,7 @@ def _plays_from(stacks: bool) -> str:
 
 
 def _players(
-    s: Session, names: Iterable[str], table_id: int, stacks: bool
+    s: Db, names: Iterable[str], table_id: int, stacks: bool
 ) -> dict[str, tuple[int, int | None, int | None]]:
     """Name → (user id, account id, balance) of the account each named user plays from, in
     one SELECT; account and balance are None where it is not opened yet. Raises LedgerError
@@ -441,7 +448,7 @@ def practice_table(s: Session, table_id: int) -> bool:
     return table is not None and bool(table_variant(s, table).rules.get("practice"))
 
 
-def stacks_elsewhere(s: Session, user_ids: Iterable[int], table_id: int) -> dict[int, int]:
+def stacks_elsewhere(s: Db, user_ids: Iterable[int], table_id: int) -> dict[int, int]:
     """User id → another table where a stack of his holds money (S-1.5), in one indexed
     SELECT; practice stacks are chips, no money (B-1.4). An account plays for money at one
     table at a time (docs/rules.md, «Money at one table at a time»)."""
@@ -464,8 +471,11 @@ def _stacks_elsewhere_query() -> Select:
     )
 
 
-def money_tables(s: Session, found: dict[int, int]) -> dict[int, int]:
+def money_tables(s: Db, found: dict[int, int]) -> dict[int, int]:
     """`found` (user id → table id) without the practice tables (B-1.4: chips)."""
+    if isinstance(s, Connection):  # a table's rules are read as objects: a session joins
+        with Session(bind=s) as joined:  # the connection's transaction (it ends there)
+            return money_tables(joined, found)
     practice = {t: practice_table(s, t) for t in set(found.values())}
     return {user: table for user, table in found.items() if not practice[table]}
 

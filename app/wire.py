@@ -21,8 +21,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import orjson
 from socketio import packet
+
+from app.models.db import json_text
 
 
 class _Json:
@@ -30,13 +31,7 @@ class _Json:
     standard library's, so what clients send is read exactly as before."""
 
     loads = staticmethod(json.loads)
-
-    @staticmethod
-    def dumps(data: Any, **options: Any) -> str:
-        try:
-            return orjson.dumps(data).decode()
-        except TypeError:  # orjson.JSONEncodeError is one
-            return json.dumps(data, **options)
+    dumps = staticmethod(json_text)
 
 
 class WirePacket(packet.Packet):

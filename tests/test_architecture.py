@@ -315,7 +315,7 @@ def test_every_module_is_in_a_room_or_common() -> None:
     """A new top-level module of app/ is either in a room or named above (COMMON, FEATURE,
     or one of the features only `create_app` loads: pages, health, pwa, …)."""
     top_level = {"app", "app.backup", "app.headers", "app.health", "app.pages", "app.pwa"}
-    top_level |= {"app.tls", "app.wire", "app.rooms"}
+    top_level |= {"app.tls", "app.wire", "app.rooms", "app.socket_context"}
     rooms = [own for own, _ in ROOMS.values()]
     unplaced = [
         m

@@ -46,6 +46,12 @@ ALIVE_SECONDS = 5.0
 ANSWER_SECONDS = 15.0
 EXTENSION = "svara.notices"
 ALL = Shard()  # one process plays every table
+# What the serving process asks ten times a second: built once, not at every poll.
+PENDING = (
+    select(Notice.id, Notice.kind, Notice.data)
+    .where(col(Notice.done).is_(None))
+    .order_by(col(Notice.id))
+)
 
 Handler = Callable[[dict[str, Any]], dict[str, Any]]
 
@@ -167,12 +173,8 @@ class Poller:
                     .values(seen=utcnow())
                 )
             self._next_beat = time.monotonic() + BEAT_SECONDS
-        with self.db.session() as s:
-            pending = s.exec(
-                select(Notice.id, Notice.kind, Notice.data)
-                .where(col(Notice.done).is_(None))
-                .order_by(col(Notice.id))
-            ).all()
+        with self.db.core() as c:  # ten times a second: no ORM session (db.py)
+            pending = c.execute(PENDING).all()
         # The rows as stored: an id, a kind and the JSON object (models/notices.py).
         for notice_id, kind, data in cast("list[tuple[int, str, dict[str, Any]]]", pending):
             if not self.ours(data):

@@ -28,6 +28,7 @@ rather than racing the writers::
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import sqlite3
 import threading
@@ -37,8 +38,9 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
+import orjson
 from flask import current_app
-from sqlalchemy import Engine, event
+from sqlalchemy import Connection, Engine, event
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, create_engine
 
@@ -64,7 +66,9 @@ class Database:
             # Sessions are handed between green threads/threads; the lock below serialises them.
             # `timeout` 0: SQLite never waits in C; `_wait_busy` waits in slices instead.
             kwargs["connect_args"] = {"check_same_thread": False, "timeout": 0}
-        self.engine: Engine = create_engine(url, **kwargs)
+        # The hand row is written at every action with the hand file as JSON (app/tables/
+        # store.py): orjson encodes it (docs/performance.md, «CPU per action, 2026-12-06»).
+        self.engine: Engine = create_engine(url, json_serializer=json_text, **kwargs)
         self.busy_timeout = busy_timeout
         if self.is_sqlite:
             event.listen(self.engine, "connect", _sqlite_pragmas)
@@ -79,17 +83,35 @@ class Database:
         """A session in one transaction: committed when the block ends, rolled back on error.
         Under SQLite it gets the busy timeout once, for the wait for the lock and every
         statement together (module docstring)."""
+        with self._turn() as deadline, self._transaction(deadline) as s:
+            yield s
+
+    @contextmanager
+    def core(self) -> Iterator[Connection]:
+        """`session` without the ORM: a connection in one transaction, for Core statements
+        only. The live tables' writes at every action and reads at every «Готов» take it: a
+        session costs more than those statements (docs/performance.md, «CPU per action,
+        2026-12-06»)."""
+        with self._turn() as deadline, self.engine.connect() as connection:
+            if deadline is not None:
+                connection.execution_options(**{DEADLINE: deadline})
+            with connection.begin():
+                yield connection
+
+    @contextmanager
+    def _turn(self) -> Iterator[float | None]:
+        """This process's turn at the database: under SQLite its writers' lock, taken within
+        the busy timeout, and the deadline that timeout sets for the statements (None:
+        another database waits in its own way)."""
         if self._lock is None:
-            with self._transaction() as s:
-                yield s
+            yield None
             return
         deadline = time.monotonic() + self.busy_timeout
         if not self._lock.acquire(timeout=self.busy_timeout):
             locked = sqlite3.OperationalError("database is locked (this process's writes wait)")
             raise OperationalError(None, None, locked)
         try:
-            with self._transaction(deadline) as s:
-                yield s
+            yield deadline
         finally:
             self._lock.release()
 
@@ -124,6 +146,16 @@ class Database:
 
     def dispose(self) -> None:
         self.engine.dispose()
+
+
+def json_text(value: Any, **options: Any) -> str:
+    """JSON text by orjson, the standard library's (with `options`) for what orjson refuses
+    (an integer beyond 64 bits, a non-string key, a lone surrogate): the same JSON value,
+    non-ASCII as UTF-8 instead of \\u escapes. Read back by the standard library."""
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:  # orjson.JSONEncodeError is one
+        return json.dumps(value, **options)
 
 
 def _create_private(url: str) -> None:

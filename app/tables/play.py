@@ -55,6 +55,10 @@ class Play:
         self.notice: str | None = None  # why the hand in play was interrupted (C-8.5)
         self.settled = True  # the hand's end was handled (`over`)
         self._tokens = 0
+        # The views of the hand at one point of it (`views`), made once for every version
+        # that shows that point; nobody changes a view once made (view.py shares them).
+        self._viewed: tuple[Hand | None, dict[str | None, Any]] = (None, {})
+        self._viewed_at: tuple[int | None, int] = (None, 0)  # its hand id and actions
 
     @property
     def playing(self) -> bool:
@@ -151,7 +155,16 @@ class Play:
             return {}, frozenset()
         players = frozenset(s.name for s in hand.seats)
         wanted = {v if v in players else None for v in viewers}
-        return {v: {"id": self.hand_id, **hand.view(v)} for v in wanted}, players
+        # The hand changes only by an applied action: until the next one (the «Готов»
+        # answers, a viewer coming and going) every version shows the views already made.
+        at = (self.hand_id, len(hand.history))
+        seen, views = self._viewed
+        if seen is not hand or self._viewed_at != at:
+            self._viewed, self._viewed_at = (hand, {}), at
+            views = self._viewed[1]
+        for v in wanted - views.keys():
+            views[v] = {"id": self.hand_id, **hand.view(v)}
+        return {v: views[v] for v in wanted}, players
 
     def fair(self, next_commit: str) -> dict[str, Any]:
         """The `fair` object of every viewer's state: it carries no seed, so it is the same

@@ -339,11 +339,14 @@ class LiveTable:
             if self.chair.paused:
                 raise TableError("paused", "the host paused the table: the next hand waits")
             member = self.seating.seated(person)
-            elsewhere = self.seating.standing([member], self.practice)
+            before, opens = self.gathering.saved(), not self.gathering.open
+            # The answer that opens the gathering reads everybody's money, for `broke`
+            # below, in the same read as his own (docs/performance.md).
+            readers = self.seating.members() if opens else [member]
+            elsewhere = self.seating.standing(readers, self.practice)
             self.gathering.check(member, kind)
             if kind != SKIP:
                 refuse_elsewhere(elsewhere.get(person.id))
-            before, opens = self.gathering.saved(), not self.gathering.open
             events = self.gathering.answer(member, kind, seed)
             broke: list[Event] = []
             if opens and self.gathering.open:
@@ -443,6 +446,7 @@ class LiveTable:
         for member, why in self.seating.after_hand():
             events += self._stand([member], why, member.stood_by)
         if self.manners.gather_after_hand:
+            self.seating.refresh([m.name for m in self.seating.members()])
             events += self._stand(
                 self.seating.broke(self.hand_cls, self.variant, self.watching.bots()), "money"
             )

@@ -116,10 +116,10 @@ class Seating:
         """docs/rules.md, «No money, no seat»: when a gathering opens, a person whose money,
         read anew, no longer pays the ante (C-1.8) leaves his seat for a spectator's, so he
         holds up no gathering. Bots see to their own money (app/bots/), and a practice match
-        just ends (B-1.4)."""
+        just ends (B-1.4). The money as last read: the caller reads every member's just
+        before (`standing`, `refresh`)."""
         if variant.rules.get("practice"):
             return []
-        self.refresh([m.name for m in self.members()])
         return [
             m
             for m in self.members()

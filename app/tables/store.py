@@ -8,8 +8,9 @@ refund it.
 
 Under eventlet every statement holds the whole process, so an action costs what it must and
 no more: the UPDATE of the balances, the INSERT of the ledger rows and the UPDATE of the hand
-row. The store remembers, for each hand in play, its table and the accounts of its parties
-(`_Hand`), and learns them only from committed transactions.
+row, on a bare connection (`Database.core`: no ORM session around Core statements). The
+store remembers, for each hand in play, its table and the accounts of its parties (`_Hand`),
+and learns them only from committed transactions.
 """
 
 from __future__ import annotations
@@ -82,7 +83,7 @@ class TableStore:
 
     def money(self, table_id: int, names: Iterable[str], stacks: bool) -> dict[str, int]:
         """What each player plays from: his balance (C-0.2) or his stack here (S-1.5)."""
-        with self.db.session() as s:
+        with self.db.core() as s:
             return ledger.balances(s, names, table_id, stacks)
 
     def elsewhere(self, table_id: int, people: Mapping[str, int]) -> dict[int, int]:
@@ -91,7 +92,7 @@ class TableStore:
         here) or a stack there (S-1.5, `ledger.stacks_elsewhere`, any process). Across
         processes a hand is not seen: the ledger's guard then refuses a payment it cannot
         make (docs/rules.md, «Money at one table at a time»)."""
-        with self.db.session() as s:
+        with self.db.core() as s:
             return self._elsewhere(s, table_id, people)
 
     def standing(
@@ -101,11 +102,11 @@ class TableStore:
         «Готов» and when a hand starts, and a session costs more than its two SELECTs
         (docs/performance.md, «Where 1,000 players' server time goes»). A practice table
         (B-1.4) plays chips: no money of theirs is elsewhere for it."""
-        with self.db.session() as s:
+        with self.db.core() as s:
             money = ledger.balances(s, people.keys(), table_id, stacks)
             return money, {} if practice else self._elsewhere(s, table_id, people)
 
-    def _elsewhere(self, s: Session, table_id: int, people: Mapping[str, int]) -> dict[int, int]:
+    def _elsewhere(self, s: ledger.Db, table_id: int, people: Mapping[str, int]) -> dict[int, int]:
         found = {
             people[name]: hand.table_id
             for hand in list(self._hands.values())
@@ -178,12 +179,12 @@ class TableStore:
     ) -> int:
         """A new hand in play with its antes paid, in one transaction; returns its id."""
         hand = _Hand(table_id)
-        with self.db.session() as s:
+        with self.db.core() as s:
             new = dict(
                 table_id=table_id, status=PLAYING, hand_file=doc, actions=[], started=utcnow()
             )
             inserted = s.execute(NEW_HAND, new)
-            hand_id: int = inserted.inserted_primary_key[0]  # type: ignore[attr-defined]  # a CursorResult
+            hand_id: int = inserted.inserted_primary_key[0]  # type: ignore[index]  # an INSERT has one
             hand.parties[POT] = ledger.open_pot(s, hand_id)
             ledger.post(
                 s,
@@ -206,11 +207,13 @@ class TableStore:
         finished: bool,
     ) -> None:
         """One applied action: the hand so far and its payments, committed together."""
-        with self.db.session() as s:
+        with self.db.core() as s:
             kept = self._hands.get(hand_id)
             if kept is None:  # a hand resumed after a restart
                 kept = _Hand(
-                    s.exec(select(HandRecord.table_id).where(HandRecord.id == hand_id)).one()
+                    s.execute(
+                        select(HandRecord.table_id).where(HandRecord.id == hand_id)
+                    ).scalar_one()
                 )
             hand = _Hand(kept.table_id, dict(kept.parties))  # a copy until committed
             ledger.post(

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from app.engine.hand import Action, Event, Hand
@@ -71,7 +72,12 @@ class Snapshot:
     host: Mapping[str, Any]  # the host's chair (chair.py): paused, locked, muted, asking, pending
 
     def member(self, name: str | None) -> Sitter | None:
-        return next((s for s in self.seats if s is not None and s.name == name), None)
+        return self._by_name.get(name) if name is not None else None
+
+    @cached_property
+    def _by_name(self) -> dict[str, Sitter]:
+        """The seated by name: `state` asks for every viewer of the version."""
+        return {s.name: s for s in self.seats if s is not None}
 
     def members(self) -> list[Sitter]:
         return [s for s in self.seats if s is not None]
@@ -183,8 +189,8 @@ def state(told: Told, snap: Snapshot, name: str | None, events: list[Event]) -> 
 
 def hand_seen(snap: Snapshot, name: str | None) -> Mapping[str, Any] | None:
     """The hand as `name` sees it: a participant his own view, anyone else the public one
-    (copied once per version and shared). KeyError for a viewer the snapshot was not taken
-    for: a state is never made from a view it does not hold."""
+    (made once per point of the hand, `Play.views`, and shared). KeyError for a viewer the
+    snapshot was not taken for: a state is never made from a view it does not hold."""
     if not snap.players:
         return None
     return snap.views[name if name in snap.players else None]
