@@ -47,7 +47,7 @@ import time
 import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, cast
 
 import aiortc.rtcrtpreceiver as _receiver_module
 import pylibsrtp
@@ -312,6 +312,7 @@ def relay_of(receiver: RTCRtpReceiver) -> Relay:
 _original_receive = RTCRtpReceiver.receive
 _original_send = RTCRtpSender.send
 _original_handle_rtp_data = RTCDtlsTransport._handle_rtp_data
+_original_datagram_received = StunProtocol.datagram_received
 _original_retransmit = RTCRtpSender._retransmit
 _original_decoder_worker = _receiver_module.decoder_worker
 _original_run_rtp = RTCRtpSender._run_rtp
@@ -381,6 +382,17 @@ def _receive_directly(dtls: RTCDtlsTransport) -> None:
 
 
 _SSRC = struct.Struct("!L")
+
+
+def _datagram_received(self: StunProtocol, data: bytes | str, addr: tuple[Any, ...]) -> None:
+    """aioice's reading of a datagram, which first tries every one as STUN (a parse and a
+    raised ValueError per media packet): SRTP and SRTCP (RFC 7983: first byte 128–191,
+    STUN's is 0–3) go to the connection at once."""
+    packet = cast(bytes, data)  # a datagram socket's: bytes, as aioice casts it
+    if len(packet) > 1 and 127 < packet[0] < 192:
+        self.receiver.data_received(packet, self.local_candidate.component)
+    else:
+        _original_datagram_received(self, data, addr)
 
 
 def _receive_srtp(dtls: RTCDtlsTransport, relay: Relay, data: bytes) -> None:
@@ -670,6 +682,7 @@ def install() -> None:
     # Not typed (below): patched for the SFU's process only, restored by uninstall().
     RTCRtpReceiver.receive = _receive  # type: ignore[method-assign]
     RTCDtlsTransport._handle_rtp_data = _handle_rtp_data  # type: ignore[method-assign]
+    StunProtocol.datagram_received = _datagram_received  # type: ignore[method-assign]
     RTCRtpSender.send = _send  # type: ignore[method-assign]
     RTCRtpSender._retransmit = _retransmit  # type: ignore[method-assign]
     RTCRtpSender._run_rtp = _run_rtp  # type: ignore[method-assign]
@@ -683,6 +696,7 @@ def uninstall() -> None:
     # Not typed (below): the patch undone.
     RTCRtpReceiver.receive = _original_receive  # type: ignore[method-assign]
     RTCDtlsTransport._handle_rtp_data = _original_handle_rtp_data  # type: ignore[method-assign]
+    StunProtocol.datagram_received = _original_datagram_received  # type: ignore[method-assign]
     RTCRtpSender.send = _original_send  # type: ignore[method-assign]
     RTCRtpSender._retransmit = _original_retransmit  # type: ignore[method-assign]
     RTCRtpSender._run_rtp = _original_run_rtp  # type: ignore[method-assign]

@@ -11,6 +11,7 @@ from pathlib import Path
 import aiortc.clock
 import aiortc.rtcrtpreceiver
 import pytest
+from aioice.ice import StunProtocol
 from aiortc import RTCConfiguration, RTCPeerConnection
 from aiortc.mediastreams import MediaStreamError, MediaStreamTrack
 from aiortc.rtcrtpsender import RTP_HISTORY_SIZE
@@ -83,6 +84,7 @@ def test_receiver_yields_opus_packets_and_audio_levels() -> None:
                     await asyncio.wait_for(track.recv(), timeout=5)
         assert aiortc.rtcrtpreceiver.decoder_worker is passthrough._original_decoder_worker
         assert aiortc.RTCRtpReceiver.receive is passthrough._original_receive
+        assert StunProtocol.datagram_received is passthrough._original_datagram_received
         assert all(isinstance(p, OpusPacket) and len(p.data) > 0 for p in packets)
         steps = {b.pts - a.pts for a, b in itertools.pairwise(packets)}
         assert steps == {960}  # 20 ms at 48 kHz, timestamps kept
