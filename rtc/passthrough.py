@@ -42,6 +42,7 @@ import asyncio
 import copy
 import fractions
 import logging
+import random
 import struct
 import time
 import traceback
@@ -50,6 +51,7 @@ from contextlib import contextmanager
 from typing import Any, cast
 
 import aiortc.rtcrtpreceiver as _receiver_module
+import aiortc.rtcrtpsender as _sender_module
 import pylibsrtp
 from aioice.ice import StunProtocol
 from aiortc import RTCDtlsTransport, RTCRtpReceiver, RTCRtpSender, clock
@@ -315,6 +317,7 @@ _original_handle_rtp_data = RTCDtlsTransport._handle_rtp_data
 _original_datagram_received = StunProtocol.datagram_received
 _original_retransmit = RTCRtpSender._retransmit
 _original_decoder_worker = _receiver_module.decoder_worker
+_original_sender_random = _sender_module.random
 _original_run_rtp = RTCRtpSender._run_rtp
 _original_audio_codecs = list(CODECS["audio"])
 _original_current_ms = clock.current_ms
@@ -490,6 +493,26 @@ class Resends:
             return False
         self._sent[at] = sequence_number, times + 1, now
         return True
+
+
+#: Seconds between a sender's RTCP reports (sender report + SDES), on average: libwebrtc's
+#: for an audio stream (`kDefaultAudioReportInterval`), varied over 0.5–1.5 times as RFC 3550
+#: asks. aiortc's senders report every 0.5–1.5 s, like video: 56 reports a second at a full
+#: table, a fixed cost of every connection (docs/performance.md «The receive path without
+#: aiortc's receiver»). A listener's browser needs them for no audio-only purpose (no lip
+#: sync); the receiver reports of the mics, which the browsers' FEC and the connection marks
+#: read, keep aiortc's interval.
+SENDER_REPORT_INTERVAL = 5.0
+
+
+class _SenderReportPace:
+    """Stands in for the `random` module in aiortc.rtcrtpsender, whose only use is the RTCP
+    loop's `await asyncio.sleep(0.5 + random.random())` (tested): that sleep becomes
+    SENDER_REPORT_INTERVAL × 0.5–1.5."""
+
+    @staticmethod
+    def random() -> float:
+        return SENDER_REPORT_INTERVAL * (0.5 + random.random()) - 0.5
 
 
 #: A sender report's clock pair is refreshed every this many packets (`_Sending.send`).
@@ -687,6 +710,8 @@ def install() -> None:
     RTCRtpSender._retransmit = _retransmit  # type: ignore[method-assign]
     RTCRtpSender._run_rtp = _run_rtp  # type: ignore[method-assign]
     _receiver_module.decoder_worker = _decoder_worker
+    # Not typed (next line): the module's name `random`, read by its RTCP loop only.
+    _sender_module.random = _SenderReportPace  # type: ignore[assignment]
     CODECS["audio"][:] = _relay_codecs()
     clock.current_ms = current_ms
 
@@ -701,6 +726,7 @@ def uninstall() -> None:
     RTCRtpSender._retransmit = _original_retransmit  # type: ignore[method-assign]
     RTCRtpSender._run_rtp = _original_run_rtp  # type: ignore[method-assign]
     _receiver_module.decoder_worker = _original_decoder_worker
+    _sender_module.random = _original_sender_random
     CODECS["audio"][:] = _original_audio_codecs
     clock.current_ms = _original_current_ms
 

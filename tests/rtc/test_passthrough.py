@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import importlib.metadata
+import inspect
 import itertools
+import random
+import statistics
 import tomllib
 from pathlib import Path
 
 import aiortc.clock
 import aiortc.rtcrtpreceiver
+import aiortc.rtcrtpsender
 import pytest
 from aioice.ice import StunProtocol
 from aiortc import RTCConfiguration, RTCPeerConnection
@@ -32,6 +36,7 @@ from rtc.passthrough import (
     ASKS,
     MAX_RETRANSMITS,
     RETRANSMIT_INTERVAL,
+    SENDER_REPORT_INTERVAL,
     OpusPacket,
     Relay,
     Resends,
@@ -272,6 +277,20 @@ def test_an_uplink_packet_still_missing_is_asked_for_again_while_it_can_help() -
     assert _arrive(nacks, 5) == [4]
     assert _arrive(nacks, 5 + ASK_WITHIN) == list(range(6, 5 + ASK_WITHIN))  # 4 too old now
     assert _arrive(nacks, 1000) == list(range(1000 - ASK_WITHIN, 1000))  # a jump: the newest
+
+
+def test_the_senders_report_at_the_audio_interval() -> None:
+    """aiortc's senders sleep 0.5 + random.random() s between RTCP reports; with the hooks
+    SENDER_REPORT_INTERVAL × 0.5–1.5, which holds only while that sleep is the sender
+    module's one use of `random` (checked in the pinned aiortc's source)."""
+    source = inspect.getsource(aiortc.rtcrtpsender)
+    loop = inspect.getsource(aiortc.rtcrtpsender.RTCRtpSender._run_rtcp)
+    assert source.count("random.") == 1 and "asyncio.sleep(0.5 + random.random())" in loop
+    with passthrough.installed():
+        sleeps = [0.5 + aiortc.rtcrtpsender.random.random() for _ in range(1000)]
+    assert aiortc.rtcrtpsender.random is random
+    assert 0.5 * SENDER_REPORT_INTERVAL <= min(sleeps) < max(sleeps) <= 1.5 * SENDER_REPORT_INTERVAL
+    assert abs(statistics.mean(sleeps) - SENDER_REPORT_INTERVAL) < 0.2 * SENDER_REPORT_INTERVAL
 
 
 def test_the_fast_clock_reads_as_aiortcs() -> None:
