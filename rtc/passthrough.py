@@ -13,16 +13,17 @@ which cost a task, an `RtpPacket` and datetimes per listener and packet
 (docs/performance.md «Half the CPU»).
 
 aiortc's receiver always decodes: `RTCRtpReceiver.receive` starts a decoder thread
-(`aiortc.rtcrtpreceiver.decoder_worker`) fed through the receiver's private
-`__decoder_queue`, and the decoded frames reach the track through the event loop. Its
-sender, though, already sends pre-encoded packets (`encoder.pack(packet)` for anything
-that is not an `av.Frame`). So for audio receivers the decoder queue is replaced by one
-that puts each received Opus frame, as an `OpusPacket`, straight into the track's queue:
-no decoding, and no hop to a thread and back per packet. Measured: 84 % of a core with
-decode + re-encode against about 15 % with a pass-through decoder, for 4 players
-(docs/architecture.md); skipping the thread hop as well about halves the cost of a
-connection (docs/performance.md). The pinned version and these hooks are tested in
-tests/rtc/test_passthrough.py.
+(`aiortc.rtcrtpreceiver.decoder_worker`), and every packet passes aioice's queue, the DTLS
+transport's task, an `RtpPacket` with its header extensions and the receiver's jitter
+buffer first. So an audio receiver's packets go to its `Relay` instead, from the socket's
+callback: decrypted there, the header read with `struct`, the receiver reports' statistics
+and the uplink NACKs kept, and each Opus frame put as an `OpusPacket` straight into the
+track's queue (docs/voice-protocol.md «Receiving»); the decoder thread ends at once.
+Measured: 84 % of a core with decode + re-encode against about 15 % with a pass-through
+decoder, for 4 players (docs/architecture.md); skipping the thread hop as well about
+halved the cost of a connection, and aiortc's receive path is measured in
+docs/performance.md «The receive path without aiortc's receiver». The pinned version and
+these hooks are tested in tests/rtc/test_passthrough.py.
 
 Two things aiortc does for video only are switched on for audio here, for phones on lossy
 networks (docs/voice-protocol.md «Redundancy and retransmission»):
@@ -41,16 +42,19 @@ import asyncio
 import copy
 import fractions
 import logging
+import random
 import struct
 import time
 import traceback
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, cast
 
 import aiortc.rtcrtpreceiver as _receiver_module
+import aiortc.rtcrtpsender as _sender_module
+import pylibsrtp
 from aioice.ice import StunProtocol
-from aiortc import RTCRtpReceiver, RTCRtpSender, clock
+from aiortc import RTCDtlsTransport, RTCRtpReceiver, RTCRtpSender, clock
 from aiortc.codecs import CODECS
 from aiortc.mediastreams import MediaStreamTrack
 from aiortc.rtcdtlstransport import State as DtlsState
@@ -60,8 +64,14 @@ from aiortc.rtcrtpparameters import (
     RTCRtpReceiveParameters,
     RTCRtpSendParameters,
 )
+from aiortc.rtcrtpreceiver import StreamStatistics
 from aiortc.rtcrtpsender import RTP_HISTORY_SIZE, random_sequence_number
-from aiortc.rtp import RtpPacket
+from aiortc.rtp import (
+    RTCP_RTPFB_NACK,
+    RtcpRtpfbPacket,
+    RtpPacket,
+    unpack_header_extensions,
+)
 from aiortc.sdp import SessionDescription
 from aiortc.utils import random32
 
@@ -161,62 +171,153 @@ class RelayedTrack(MediaStreamTrack):
         raise NotImplementedError
 
 
-class _RelayedFrame:
-    """One received RTP packet as the receiver hands it on (stands in for a JitterFrame).
-
-    aiortc overwrites `timestamp` through its TimestampMapper, which takes a reordered
-    packet for a timestamp wrap; the packet's own numbers are kept aside.
-    """
-
-    __slots__ = ("data", "marker", "rtp_timestamp", "seq", "timestamp")
-
-    def __init__(self, packet: RtpPacket) -> None:
-        # Not typed (next line): aiortc's depayloaded data, set on the packet by the receiver.
-        self.data: bytes = packet._data  # type: ignore[attr-defined]
-        self.timestamp = self.rtp_timestamp = packet.timestamp
-        self.seq = packet.sequence_number
-        self.marker = packet.marker
-
-
-class _NoJitterBuffer:
-    """Stands in for an audio receiver's JitterBuffer: every packet is a frame at once."""
-
-    def add(self, packet: RtpPacket) -> tuple[bool, _RelayedFrame | None]:
-        """(PLI needed, the frame to decode): never a PLI (audio), always the packet."""
-        if not packet._data:  # type: ignore[attr-defined]  # padding-only: nothing to relay
-            return False, None
-        return False, _RelayedFrame(packet)
-
-
 class _DirectQueue:
-    """Stands in for a receiver's decoder queue: Opus frames go straight to its track."""
+    """Stands in for a receiver's decoder queue: aiortc's decoder thread, handed this,
+    ends at once (`_decoder_worker`), and the end of the receiver (None) reaches its track."""
 
     def __init__(self, track_queue: asyncio.Queue[Any]) -> None:
         self._out = track_queue
-        self._kinds: dict[int, str] = {}  # payload type: codec name (read once, not per packet)
 
-    def put(self, item: tuple[Any, _RelayedFrame] | None) -> None:
-        """What the receiver hands its decoder: (codec, frame), or None at the end."""
-        if item is None:
-            self._out.put_nowait(None)  # the track ends, as after the decoder thread
+    def put(self, item: None) -> None:
+        """aiortc puts None when the receiver stops: the track ends, as after its decoder."""
+        self._out.put_nowait(item)
+
+
+class _Numbers:
+    """What aiortc's `StreamStatistics.add` reads of a packet (fed without an RtpPacket)."""
+
+    __slots__ = ("sequence_number", "timestamp")
+
+    def __init__(self) -> None:
+        self.sequence_number = 0
+        self.timestamp = 0
+
+
+_RTP_HEADER = struct.Struct("!BBHLL")  # first byte, marker | PT, seq, timestamp, SSRC
+_EXTENSION_HEADER = struct.Struct("!HH")  # profile, length in 32-bit words
+AUDIO_LEVEL_URI = "urn:ietf:params:rtp-hdrext:ssrc-audio-level"
+
+
+class Relay:
+    """One mic's received RTP, from its decrypted bytes to its track: stands in for aiortc's
+    `RTCRtpReceiver._handle_rtp_packet` (docs/voice-protocol.md «Receiving»).
+
+    aiortc built an `RtpPacket` with every header extension parsed, a datetime for the
+    receiver's list of sources, a jitter-buffer frame and a timestamp mapping per packet.
+    Here the header is read with one `struct` call; what the SFU needs of it is kept: the
+    receiver's statistics (aiortc's own `StreamStatistics`, in the dict its RTCP loop reads
+    for the receiver reports: loss, highest sequence number, jitter), the uplink NACKs
+    (`UplinkNacks`, sent at once), the audio level (`watch_levels`), and the Opus or RED
+    payload as an `OpusPacket` into the track's queue.
+    """
+
+    __slots__ = (
+        "_kinds",
+        "_level_id",
+        "_nacks",
+        "_numbers",
+        "_queue",
+        "_receiver",
+        "_streams",
+        "on_level",
+    )
+
+    def __init__(self, receiver: RTCRtpReceiver) -> None:
+        self._receiver = receiver
+        self._kinds: dict[int, str] = {}  # negotiated payload type: codec name
+        self._level_id: int | None = None
+        self._nacks: UplinkNacks | None = None
+        self._numbers = _Numbers()
+        self._queue: asyncio.Queue[Any] | None = None
+        # Not typed (next line): aiortc's statistics per SSRC, which its receiver reports read.
+        self._streams: dict[int, StreamStatistics] = receiver._RTCRtpReceiver__remote_streams  # type: ignore[attr-defined]
+        self.on_level: Callable[[int], None] | None = None
+
+    def start(self, parameters: RTCRtpReceiveParameters) -> None:
+        """The negotiated codecs, NACK and audio-level extension, and the track's queue."""
+        self._kinds = {
+            codec.payloadType: codec.name.lower()
+            for codec in parameters.codecs
+            if codec.payloadType is not None
+        }
+        self._level_id = next(
+            (x.id for x in parameters.headerExtensions if x.uri == AUDIO_LEVEL_URI), None
+        )
+        self._nacks = UplinkNacks() if _nack_negotiated(parameters.codecs) else None
+        self._queue = self._receiver._track._queue  # type: ignore[union-attr]
+
+    def receive(self, data: bytes) -> None:
+        """One decrypted RTP packet of this mic (a malformed one is dropped)."""
+        receiver = self._receiver
+        if not receiver._enabled or len(data) < 12 or self._queue is None:
             return
-        codec, frame = item
-        name = self._kinds.get(codec.payloadType)
-        if name is None:
-            name = self._kinds[codec.payloadType] = codec.name.lower()
-        if name in ("opus", "red"):  # browsers send Opus (maybe in RED); the rest is dropped
-            Counters.red_received += name == "red"
-            packet = OpusPacket(
-                frame.data, frame.rtp_timestamp, frame.seq, frame.marker, red=name == "red"
-            )
-            self._out.put_nowait(packet)
+        first, second, seq, timestamp, ssrc = _RTP_HEADER.unpack_from(data)
+        kind = self._kinds.get(second & 0x7F)
+        if kind is None:
+            return
+        numbers = self._numbers
+        numbers.sequence_number, numbers.timestamp = seq, timestamp
+        stream = self._streams.get(ssrc)
+        if stream is None:
+            stream = self._streams[ssrc] = StreamStatistics(OPUS_TIME_BASE.denominator)
+        stream.add(numbers)  # type: ignore[arg-type]  # reads the two numbers only
+        nacks = self._nacks
+        if nacks is not None and nacks.add(seq):
+            self._send_nack(ssrc, sorted(nacks.missing))
+        start = 12 + 4 * (first & 0x0F)
+        end = len(data) - (data[-1] if first & 0x20 else 0)  # padding
+        if first & 0x10:
+            if len(data) < start + 4:
+                return
+            profile, words = _EXTENSION_HEADER.unpack_from(data, start)
+            extensions = data[start + 4 : start + 4 + 4 * words]
+            start += 4 + 4 * words
+            if self.on_level is not None and self._level_id is not None:
+                try:
+                    found = unpack_header_extensions(profile, extensions)
+                except ValueError:
+                    return
+                for x_id, value in found:
+                    if x_id == self._level_id and value:
+                        self.on_level(value[0] & 0x7F)
+        if start >= end or kind not in ("opus", "red"):  # padding only, or not Opus: no frame
+            return
+        red = kind == "red"
+        Counters.red_received += red
+        self._queue.put_nowait(OpusPacket(data[start:end], timestamp, seq, second >> 7, red=red))
+
+    def _send_nack(self, media_ssrc: int, lost: list[int]) -> None:
+        """Ask the publisher for `lost` (RFC 4585 generic NACK), sent at once."""
+        # Not typed (next line): aiortc's private RTCP SSRC of this receiver.
+        rtcp_ssrc = self._receiver._RTCRtpReceiver__rtcp_ssrc  # type: ignore[attr-defined]
+        if rtcp_ssrc is None:
+            return
+        packet = RtcpRtpfbPacket(fmt=RTCP_RTPFB_NACK, ssrc=rtcp_ssrc, media_ssrc=media_ssrc)
+        packet.lost = lost
+        dtls = self._receiver.transport
+        if dtls._state is DtlsState.CONNECTED:
+            Counters.nacks_sent += 1
+            transmit(dtls, dtls._tx_srtp.protect_rtcp(bytes(packet)))
+
+
+def relay_of(receiver: RTCRtpReceiver) -> Relay:
+    """`receiver`'s `Relay` (made at the first ask: the levels are watched before aiortc
+    starts the receiver)."""
+    relay: Relay | None = getattr(receiver, "_svara_relay", None)
+    if relay is None:
+        relay = Relay(receiver)
+        # Not typed (next line): kept on aiortc's receiver, where the router finds it.
+        receiver._svara_relay = relay  # type: ignore[attr-defined]
+    return relay
 
 
 _original_receive = RTCRtpReceiver.receive
 _original_send = RTCRtpSender.send
-_original_send_nack = RTCRtpReceiver._send_rtcp_nack
+_original_handle_rtp_data = RTCDtlsTransport._handle_rtp_data
+_original_datagram_received = StunProtocol.datagram_received
 _original_retransmit = RTCRtpSender._retransmit
 _original_decoder_worker = _receiver_module.decoder_worker
+_original_sender_random = _sender_module.random
 _original_run_rtp = RTCRtpSender._run_rtp
 _original_audio_codecs = list(CODECS["audio"])
 _original_current_ms = clock.current_ms
@@ -228,15 +329,87 @@ def _nack_negotiated(codecs: list[RTCRtpCodecParameters]) -> bool:
 
 
 async def _receive(self: RTCRtpReceiver, parameters: RTCRtpReceiveParameters) -> None:
+    """aiortc's `receive`; an audio receiver's packets go to its `Relay` instead, straight
+    from the socket once their SSRC is known (`_receive_directly`)."""
     track = self._track
     if track is not None and track.kind == "audio":
-        # Not typed (below): aiortc's private queue, replaced to skip decoding; its NACK
-        # generator (video only in aiortc) asks the publisher for what its uplink lost.
+        # Not typed (next line): aiortc's private queue, replaced to skip decoding.
         self._RTCRtpReceiver__decoder_queue = _DirectQueue(track._queue)  # type: ignore[attr-defined]
-        self._RTCRtpReceiver__jitter_buffer = _NoJitterBuffer()  # type: ignore[attr-defined]
-        if _nack_negotiated(parameters.codecs):
-            self._RTCRtpReceiver__nack_generator = UplinkNacks()  # type: ignore[attr-defined]
+        relay_of(self).start(parameters)
+        _receive_directly(self.transport)
     await _original_receive(self, parameters)
+
+
+async def _handle_rtp_data(self: RTCDtlsTransport, data: bytes, arrival_time_ms: int) -> None:
+    """aiortc's routing of a received RTP packet (the first ones of a stream, before the
+    router knows its SSRC), which hands a relayed receiver's packets to its `Relay`."""
+    relay = _relay_for(self, data)
+    if relay is not None:
+        relay.receive(data)
+    else:
+        await _original_handle_rtp_data(self, data, arrival_time_ms)
+
+
+def _relay_for(dtls: RTCDtlsTransport, data: bytes) -> Relay | None:
+    """The `Relay` of the receiver aiortc's router gives `data` (an RTP packet), if any."""
+    try:
+        packet = RtpPacket.parse(data, dtls._rtp_header_extensions_map)
+    except ValueError:
+        return None
+    return getattr(dtls._rtp_router.route_rtp(packet), "_svara_relay", None)
+
+
+def _receive_directly(dtls: RTCDtlsTransport) -> None:
+    """Hand `dtls`'s SRTP packets of known relayed streams to their `Relay` as the socket
+    reads them, decrypted there: not through aioice's queue, the DTLS transport's task
+    and its routing (a queue, two task wake-ups and an `RtpPacket` per packet). Everything
+    else — STUN aside, which aioice answers itself — goes on to the queue as before: DTLS,
+    RTCP, and a stream's first packets until aiortc's router has learnt its SSRC."""
+    connection = dtls.transport._connection
+    if "data_received" in vars(connection):
+        return  # another relayed receiver on the same (bundled) transport
+    queued = connection.data_received
+    ssrcs = dtls._rtp_router.ssrc_table
+
+    def data_received(data: bytes, component: int) -> None:
+        # The SRTP packets (RFC 7983: first byte 128–191) that are RTP, not RTCP.
+        if len(data) >= 12 and 127 < data[0] < 192 and not 191 < data[1] < 209:
+            relay = getattr(ssrcs.get(_SSRC.unpack_from(data, 8)[0]), "_svara_relay", None)
+            if relay is not None and dtls._state is DtlsState.CONNECTED:
+                _receive_srtp(dtls, relay, data)
+                return
+        queued(data, component)
+
+    # Not typed (next line): aioice's per-datagram callback, for this connection only.
+    connection.data_received = data_received  # type: ignore[method-assign]
+
+
+_SSRC = struct.Struct("!L")
+
+
+def _datagram_received(self: StunProtocol, data: bytes | str, addr: tuple[Any, ...]) -> None:
+    """aioice's reading of a datagram, which first tries every one as STUN (a parse and a
+    raised ValueError per media packet): SRTP and SRTCP (RFC 7983: first byte 128–191,
+    STUN's is 0–3) go to the connection at once."""
+    packet = cast(bytes, data)  # a datagram socket's: bytes, as aioice casts it
+    if len(packet) > 1 and 127 < packet[0] < 192:
+        self.receiver.data_received(packet, self.local_candidate.component)
+    else:
+        _original_datagram_received(self, data, addr)
+
+
+def _receive_srtp(dtls: RTCDtlsTransport, relay: Relay, data: bytes) -> None:
+    """Decrypt and relay one SRTP packet, counted as aiortc's DTLS transport counts it;
+    one that fails is dropped and logged (the socket's reading goes on)."""
+    # Not typed (below): the DTLS transport's counters (its stats).
+    dtls._RTCDtlsTransport__rx_bytes += len(data)  # type: ignore[attr-defined]
+    dtls._RTCDtlsTransport__rx_packets += 1  # type: ignore[attr-defined]
+    try:
+        relay.receive(dtls._rx_srtp.unprotect(data))
+    except pylibsrtp.Error:
+        pass  # a replay or a forgery, as aiortc drops it
+    except Exception:
+        logger.warning("relay receiver failed: %s", traceback.format_exc())
 
 
 #: An uplink packet still missing is asked for again at every packet that arrives while it
@@ -256,11 +429,10 @@ class UplinkNacks:
     def __init__(self) -> None:
         self.max_seq: int | None = None
         self._asked: dict[int, int] = {}  # missing seq: times asked
-        self.missing: set[int] = set()  # the ask of the last `add` (aiortc reads it)
+        self.missing: set[int] = set()  # the ask of the last `add`
 
-    def add(self, packet: RtpPacket) -> bool:
-        """Note `packet` arrived; is there something to ask for now (in `missing`)?"""
-        seq = packet.sequence_number
+    def add(self, seq: int) -> bool:
+        """Note packet `seq` arrived; is there something to ask for now (in `missing`)?"""
         if self.max_seq is None:
             self.max_seq = seq
             return False
@@ -278,11 +450,6 @@ class UplinkNacks:
         for lost in self.missing:
             self._asked[lost] += 1
         return bool(self.missing)
-
-
-async def _send_nack(self: RTCRtpReceiver, media_ssrc: int, lost: list[int]) -> None:
-    Counters.nacks_sent += 1
-    await _original_send_nack(self, media_ssrc, lost)
 
 
 async def _send(self: RTCRtpSender, parameters: RTCRtpSendParameters) -> None:
@@ -328,6 +495,26 @@ class Resends:
         return True
 
 
+#: Seconds between a sender's RTCP reports (sender report + SDES), on average: libwebrtc's
+#: for an audio stream (`kDefaultAudioReportInterval`), varied over 0.5–1.5 times as RFC 3550
+#: asks. aiortc's senders report every 0.5–1.5 s, like video: 56 reports a second at a full
+#: table, a fixed cost of every connection (docs/performance.md «The receive path without
+#: aiortc's receiver»). A listener's browser needs them for no audio-only purpose (no lip
+#: sync); the receiver reports of the mics, which the browsers' FEC and the connection marks
+#: read, keep aiortc's interval.
+SENDER_REPORT_INTERVAL = 5.0
+
+
+class _SenderReportPace:
+    """Stands in for the `random` module in aiortc.rtcrtpsender, whose only use is the RTCP
+    loop's `await asyncio.sleep(0.5 + random.random())` (tested): that sleep becomes
+    SENDER_REPORT_INTERVAL × 0.5–1.5."""
+
+    @staticmethod
+    def random() -> float:
+        return SENDER_REPORT_INTERVAL * (0.5 + random.random()) - 0.5
+
+
 #: A sender report's clock pair is refreshed every this many packets (`_Sending.send`).
 CLOCK_PAIR_EVERY = 8
 
@@ -367,9 +554,7 @@ class _Sending:
         "_dtls",
         "_fixed",
         "_history",
-        "_ice",
         "_origins",
-        "_relaying",
         "_resent",
         "_sender",
         "_types",
@@ -378,11 +563,9 @@ class _Sending:
     def __init__(self, sender: RTCRtpSender, codec: RTCRtpCodecParameters) -> None:
         self._sender = sender
         self._dtls = sender.transport
-        self._ice = self._dtls.transport._connection
         self._origins = random_sequence_number(), random32()
         self._history: dict[int, bytes] = {}
         self._resent = Resends()
-        self._relaying: set[asyncio.Future[None]] = set()  # sends through a TURN relay
         # Not typed (below): aiortc's private sender state, as its own loop uses it.
         extensions = sender._RTCRtpSender__rtp_header_extensions_map  # type: ignore[attr-defined]
         template = RtpPacket(payload_type=0)
@@ -435,25 +618,32 @@ class _Sending:
         return True
 
     def _transmit(self, data: bytes) -> None:
-        """Encrypt and send one RTP packet, as RTCDtlsTransport._send_rtp and aioice's
-        Connection.send do (dropped while the DTLS transport or ICE is not connected)."""
+        """Encrypt and send one RTP packet (dropped while DTLS is not connected)."""
         dtls = self._dtls
-        if dtls._state is not DtlsState.CONNECTED:
-            return
-        protected = dtls._tx_srtp.protect(data)
-        pair = self._ice._nominated.get(1)
-        if pair is None:
-            return
-        protocol = pair.protocol
-        if type(protocol) is StunProtocol:  # a host or server-reflexive candidate: UDP
-            protocol.transport.sendto(protected, pair.remote_addr)
-        else:  # a TURN relay frames the data itself
-            task = asyncio.ensure_future(protocol.send_data(protected, pair.remote_addr))
-            self._relaying.add(task)
-            task.add_done_callback(self._relaying.discard)
-        # Not typed (below): the DTLS transport's counters (its stats).
-        dtls._RTCDtlsTransport__tx_bytes += len(protected)  # type: ignore[attr-defined]
-        dtls._RTCDtlsTransport__tx_packets += 1  # type: ignore[attr-defined]
+        if dtls._state is DtlsState.CONNECTED:
+            transmit(dtls, dtls._tx_srtp.protect(data))
+
+
+#: Sends through a TURN relay under way (each removed when done).
+_relaying: set[asyncio.Future[None]] = set()
+
+
+def transmit(dtls: RTCDtlsTransport, protected: bytes) -> None:
+    """Send one SRTP or SRTCP packet, as RTCDtlsTransport._send_rtp and aioice's
+    Connection.send do, on the UDP socket of the ICE pair in use (dropped without one)."""
+    pair = dtls.transport._connection._nominated.get(1)
+    if pair is None:
+        return
+    protocol = pair.protocol
+    if type(protocol) is StunProtocol:  # a host or server-reflexive candidate: UDP
+        protocol.transport.sendto(protected, pair.remote_addr)
+    else:  # a TURN relay frames the data itself
+        task = asyncio.ensure_future(protocol.send_data(protected, pair.remote_addr))
+        _relaying.add(task)
+        task.add_done_callback(_relaying.discard)
+    # Not typed (below): the DTLS transport's counters (its stats).
+    dtls._RTCDtlsTransport__tx_bytes += len(protected)  # type: ignore[attr-defined]
+    dtls._RTCDtlsTransport__tx_packets += 1  # type: ignore[attr-defined]
 
 
 async def _run_rtp(self: RTCRtpSender, codec: RTCRtpCodecParameters) -> None:
@@ -514,11 +704,14 @@ def install() -> None:
     """Make every audio receiver in this process pass Opus through (the SFU process)."""
     # Not typed (below): patched for the SFU's process only, restored by uninstall().
     RTCRtpReceiver.receive = _receive  # type: ignore[method-assign]
-    RTCRtpReceiver._send_rtcp_nack = _send_nack  # type: ignore[method-assign]
+    RTCDtlsTransport._handle_rtp_data = _handle_rtp_data  # type: ignore[method-assign]
+    StunProtocol.datagram_received = _datagram_received  # type: ignore[method-assign]
     RTCRtpSender.send = _send  # type: ignore[method-assign]
     RTCRtpSender._retransmit = _retransmit  # type: ignore[method-assign]
     RTCRtpSender._run_rtp = _run_rtp  # type: ignore[method-assign]
     _receiver_module.decoder_worker = _decoder_worker
+    # Not typed (next line): the module's name `random`, read by its RTCP loop only.
+    _sender_module.random = _SenderReportPace  # type: ignore[assignment]
     CODECS["audio"][:] = _relay_codecs()
     clock.current_ms = current_ms
 
@@ -527,11 +720,13 @@ def uninstall() -> None:
     """Restore aiortc's own receiving (decoding) path."""
     # Not typed (below): the patch undone.
     RTCRtpReceiver.receive = _original_receive  # type: ignore[method-assign]
-    RTCRtpReceiver._send_rtcp_nack = _original_send_nack  # type: ignore[method-assign]
+    RTCDtlsTransport._handle_rtp_data = _original_handle_rtp_data  # type: ignore[method-assign]
+    StunProtocol.datagram_received = _original_datagram_received  # type: ignore[method-assign]
     RTCRtpSender.send = _original_send  # type: ignore[method-assign]
     RTCRtpSender._retransmit = _original_retransmit  # type: ignore[method-assign]
     RTCRtpSender._run_rtp = _original_run_rtp  # type: ignore[method-assign]
     _receiver_module.decoder_worker = _original_decoder_worker
+    _sender_module.random = _original_sender_random
     CODECS["audio"][:] = _original_audio_codecs
     clock.current_ms = _original_current_ms
 
@@ -550,20 +745,10 @@ def watch_levels(receiver: RTCRtpReceiver, on_level: Callable[[int], None]) -> N
     """Call `on_level(dBov)` for each received packet carrying RFC 6464 audio level.
 
     Browsers put the level of every packet in the `ssrc-audio-level` header extension,
-    which aiortc negotiates and parses but does not expose; reading it here gives
-    speaking indicators without decoding. The DTLS transport looks the handler up on
-    the receiver at every packet, so an instance attribute wraps it.
+    which aiortc negotiates but does not expose; the receiver's `Relay` reads it, which
+    gives speaking indicators without decoding (the SFU's process: `install`).
     """
-    handle: Callable[[RtpPacket, int], Awaitable[None]] = receiver._handle_rtp_packet
-
-    async def handle_with_level(packet: RtpPacket, arrival_time_ms: int) -> None:
-        level = packet.extensions.audio_level
-        if level is not None:
-            on_level(level[1])
-        await handle(packet, arrival_time_ms)
-
-    # Not typed (next line): one receiver's packets also read their audio level.
-    receiver._handle_rtp_packet = handle_with_level  # type: ignore[method-assign]
+    relay_of(receiver).on_level = on_level
 
 
 def backlog(track: MediaStreamTrack) -> int:

@@ -4,17 +4,28 @@ from __future__ import annotations
 
 import asyncio
 import importlib.metadata
+import inspect
 import itertools
+import random
+import statistics
 import tomllib
 from pathlib import Path
 
 import aiortc.clock
 import aiortc.rtcrtpreceiver
+import aiortc.rtcrtpsender
 import pytest
+from aioice.ice import StunProtocol
 from aiortc import RTCConfiguration, RTCPeerConnection
 from aiortc.mediastreams import MediaStreamError, MediaStreamTrack
 from aiortc.rtcrtpsender import RTP_HISTORY_SIZE
-from aiortc.rtp import RtpPacket
+from aiortc.rtp import (
+    AnyRtcpPacket,
+    RtcpReceiverInfo,
+    RtcpRrPacket,
+    RtcpRtpfbPacket,
+    RtpPacket,
+)
 from aiortc.sdp import SessionDescription
 
 from rtc import passthrough
@@ -22,9 +33,12 @@ from rtc.gate import GateTrack
 from rtc.passthrough import (
     AIORTC_VERSION,
     ASK_WITHIN,
+    ASKS,
     MAX_RETRANSMITS,
     RETRANSMIT_INTERVAL,
+    SENDER_REPORT_INTERVAL,
     OpusPacket,
+    Relay,
     Resends,
     UplinkNacks,
     level_to_amplitude,
@@ -75,6 +89,7 @@ def test_receiver_yields_opus_packets_and_audio_levels() -> None:
                     await asyncio.wait_for(track.recv(), timeout=5)
         assert aiortc.rtcrtpreceiver.decoder_worker is passthrough._original_decoder_worker
         assert aiortc.RTCRtpReceiver.receive is passthrough._original_receive
+        assert StunProtocol.datagram_received is passthrough._original_datagram_received
         assert all(isinstance(p, OpusPacket) and len(p.data) > 0 for p in packets)
         steps = {b.pts - a.pts for a, b in itertools.pairwise(packets)}
         assert steps == {960}  # 20 ms at 48 kHz, timestamps kept
@@ -134,24 +149,22 @@ def test_the_answer_asks_for_in_band_fec_and_for_dtx_only_when_offered() -> None
     asyncio.run(scenario())
 
 
-def test_a_relayed_stream_reaches_the_listener_as_pushed() -> None:
+def test_a_relayed_stream_reaches_the_listener_as_pushed(monkeypatch: pytest.MonkeyPatch) -> None:
     """A gate's sender writes each pushed packet's header itself (rtc/passthrough.py
     `_Sending`): the far end's aiortc parses the payload, the numbers given, the marker, the
     slot's mid, and hands the frames on in order."""
+
+    headers: list[RtpPacket] = []
+
+    def seen(relay: Relay, data: bytes) -> None:
+        headers.append(RtpPacket.parse(data, relay._receiver.transport._rtp_header_extensions_map))
+        receive(relay, data)
 
     async def scenario() -> None:
         with passthrough.installed():
             gate = GateTrack()
             sender, receiver = await _connect(gate)
             transceiver = receiver.getTransceivers()[0]
-            headers: list[RtpPacket] = []
-            handle = transceiver.receiver._handle_rtp_packet
-
-            async def seen(packet: RtpPacket, arrival_time_ms: int) -> None:
-                headers.append(packet)
-                await handle(packet, arrival_time_ms)
-
-            transceiver.receiver._handle_rtp_packet = seen  # type: ignore[method-assign]
             track = transceiver.receiver.track
             source = object()
 
@@ -173,6 +186,62 @@ def test_a_relayed_stream_reaches_the_listener_as_pushed() -> None:
         assert headers and all(h.extensions.mid == mid for h in headers)
         assert all(h.extensions.abs_send_time is None for h in headers)  # audio: not negotiated
 
+    receive = Relay.receive
+    monkeypatch.setattr(Relay, "receive", seen)
+    asyncio.run(scenario())
+
+
+def test_the_relay_reports_uplink_loss_and_asks_for_it_again() -> None:
+    """Received RTP skips aiortc's receiver (rtc/passthrough.py `Relay`, from the socket),
+    yet the receiver reports count what the uplink lost and each lost packet is asked for
+    again (NACK) up to ASKS times; the track gets every other packet, in order."""
+    gone = (10, 11, 20, 30, 31)  # after the first packet read; 10–11 a burst
+
+    async def scenario() -> None:
+        with passthrough.installed():
+            sender, receiver = await _connect(EncodedToneTrack())
+            mic = receiver.getTransceivers()[0].receiver
+            first = await asyncio.wait_for(mic.track.recv(), timeout=15)
+            lost = {(first.seq + step) & 0xFFFF for step in gone}
+            connection = mic.transport.transport._connection
+            reads = connection.data_received  # the Relay's path, installed by now
+
+            def dropping(data: bytes, component: int) -> None:
+                rtcp = 191 < data[1] < 209  # RFC 5761's packet types 200–204 (and the rest)
+                if rtcp or int.from_bytes(data[2:4], "big") not in lost:
+                    reads(data, component)
+
+            connection.data_received = dropping  # type: ignore[method-assign]
+            rtp_sender = sender.getTransceivers()[0].sender
+            handle = rtp_sender._handle_rtcp_packet
+            asked: list[int] = []
+            reports: asyncio.Queue[RtcpReceiverInfo] = asyncio.Queue()
+
+            async def seen(packet: AnyRtcpPacket) -> None:
+                if isinstance(packet, RtcpRtpfbPacket):
+                    asked.extend(packet.lost)
+                elif isinstance(packet, RtcpRrPacket):
+                    for report in packet.reports:
+                        reports.put_nowait(report)
+                await handle(packet)
+
+            rtp_sender._handle_rtcp_packet = seen  # type: ignore[method-assign]
+            got = [first.seq]
+            while (got[-1] - first.seq) & 0xFFFF < max(gone) + ASK_WITHIN:
+                got.append((await asyncio.wait_for(mic.track.recv(), timeout=5)).seq)
+            while True:  # the first report after the asks' window (one every 0.5–1.5 s)
+                report = await asyncio.wait_for(reports.get(), timeout=5)
+                if (report.highest_sequence - first.seq) & 0xFFFF >= max(gone) + ASK_WITHIN:
+                    break
+            await sender.close()
+            await receiver.close()
+        assert report.ssrc == rtp_sender._ssrc
+        assert report.packets_lost == len(gone)
+        expected = [(first.seq + step) & 0xFFFF for step in range(len(got) + len(gone))]
+        assert got == [seq for seq in expected if seq not in lost]
+        assert set(asked) == lost
+        assert all(1 <= asked.count(seq) <= ASKS for seq in lost)
+
     asyncio.run(scenario())
 
 
@@ -192,7 +261,7 @@ def test_a_nacked_packet_is_sent_again_a_few_times_not_at_every_ask() -> None:
 
 def _arrive(nacks: UplinkNacks, seq: int) -> list[int] | None:
     """What the SFU asks for as packet `seq` arrives (None: nothing)."""
-    return sorted(nacks.missing) if nacks.add(RtpPacket(sequence_number=seq)) else None
+    return sorted(nacks.missing) if nacks.add(seq) else None
 
 
 def test_an_uplink_packet_still_missing_is_asked_for_again_while_it_can_help() -> None:
@@ -208,6 +277,20 @@ def test_an_uplink_packet_still_missing_is_asked_for_again_while_it_can_help() -
     assert _arrive(nacks, 5) == [4]
     assert _arrive(nacks, 5 + ASK_WITHIN) == list(range(6, 5 + ASK_WITHIN))  # 4 too old now
     assert _arrive(nacks, 1000) == list(range(1000 - ASK_WITHIN, 1000))  # a jump: the newest
+
+
+def test_the_senders_report_at_the_audio_interval() -> None:
+    """aiortc's senders sleep 0.5 + random.random() s between RTCP reports; with the hooks
+    SENDER_REPORT_INTERVAL × 0.5–1.5, which holds only while that sleep is the sender
+    module's one use of `random` (checked in the pinned aiortc's source)."""
+    source = inspect.getsource(aiortc.rtcrtpsender)
+    loop = inspect.getsource(aiortc.rtcrtpsender.RTCRtpSender._run_rtcp)
+    assert source.count("random.") == 1 and "asyncio.sleep(0.5 + random.random())" in loop
+    with passthrough.installed():
+        sleeps = [0.5 + aiortc.rtcrtpsender.random.random() for _ in range(1000)]
+    assert aiortc.rtcrtpsender.random is random
+    assert 0.5 * SENDER_REPORT_INTERVAL <= min(sleeps) < max(sleeps) <= 1.5 * SENDER_REPORT_INTERVAL
+    assert abs(statistics.mean(sleeps) - SENDER_REPORT_INTERVAL) < 0.2 * SENDER_REPORT_INTERVAL
 
 
 def test_the_fast_clock_reads_as_aiortcs() -> None:
