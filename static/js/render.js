@@ -372,8 +372,9 @@ export function renderFelt(state, ctx) {
   const last3 = decisions(view).slice(-3).map((e) => `<li>${esc(eventText(view.game, e, t))}</li>`).join("");
   const seatHtmls = seats.map((s, k) => seatHtml(s, pos[k], k, state, ctx, players, s && lastBy.get(s.name))).join("");
   // The queue (C-1.2) is said in the centre, under the pot: a corner of the felt is a seat's.
+  // On a phone its two parts may go on two lines, between the columns of seats (table.css).
   const queue = state.queue
-    ? `<div class="queue">${t("queue", { n: state.queue })}${state.myQueue ? ` · ${t("my_place", { n: state.myQueue })}` : ""}</div>`
+    ? `<div class="queue"><span>${t("queue", { n: state.queue })}</span>${state.myQueue ? ` · <span>${t("my_place", { n: state.myQueue })}</span>` : ""}</div>`
     : "";
   const centre =
     `<div class="centre">` +

@@ -8,7 +8,9 @@ its own fault before the whole page is given to the layout check (tests/browser/
   and the last hand's bubbles («Прошёл», «Дал 30») lying on them;
 - between shaha36 hands at 360×740 in Bulgarian, a winning bot's marks («бот», «погледна»,
   «22 · две чела», «+1 020 ₽», «готов») pushing its shown cards down onto the countdown («29»)
-  of the seat under it in the phone's column.
+  of the seat under it in the phone's column;
+- the queue's line in the centre at 360×740 in Bulgarian («На опашка: 1 · вие сте 1-и») running
+  under the side seats' plates and shown cards, and the marks' legend on the bottom seat's.
 """
 
 from __future__ import annotations
@@ -266,3 +268,42 @@ def test_a_winning_bots_cards_keep_off_the_countdown_under_it(
         ]
         assert others == [], f"{lang} «{label}»: {winner}'s cards lie on {others}"
         assert problems(page) == [], label
+
+
+# --- the queue in the centre, between the phone's columns --------------------------------------
+def queued_beside_a_showdown(n: int) -> dict[str, Any]:
+    """A full shaha36 table between hands, the last showdown on the felt (every seat's cards
+    up), and the viewer first in its queue (C-1.2): the centre says both the queue and his
+    place, the longest in Bulgarian («На опашка: 1 · вие сте 1-и»)."""
+    state = showdown_state("shaha36", n)
+    state |= {"me": "Вера", "queue": 1, "myQueue": 1, "phase": "waiting"}
+    return state
+
+
+@pytest.mark.parametrize("size", SIZES, ids=[f"{w}" for w, _ in SIZES])
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("n", [5, 6])
+def test_the_queue_line_keeps_between_the_seats(
+    felt: Callable[[dict[str, int]], Page],
+    artifacts: Path,
+    n: int,
+    lang: str,
+    size: tuple[int, int],
+) -> None:
+    """The queue's line wraps between the phone's two columns of seats instead of running
+    under the side seats' plates and shown cards; the marks' legend («Р Раздаващ», «Т Играе
+    на тъмно»), under the felt's right side, keeps off the bottom seat's shown cards (the
+    viewer, who only watches, has none there of his own)."""
+    page = at(felt, size)
+    draw(page, queued_beside_a_showdown(n), lang)
+    page.screenshot(path=str(artifacts / f"defect-queue-{lang}-{n}-{size[0]}x{size[1]}.png"))
+    (line,) = boxes(page, ".centre .queue")
+    assert "1" in line["text"], line
+    under = [b["seat"] for b in boxes(page, ".seat") if meet(line, b)]
+    assert under == [], f"{lang}: «{line['text']}» runs under the seats of {under}"
+    legend = boxes(page, ".legend span")
+    assert len(legend) == 2, legend  # the dealer's mark and the dark player's
+    cards = boxes(page, ".seat-cards .card.up")
+    covered = sorted({m["text"] for m in legend for c in cards if meet(m, c)})
+    assert covered == [], f"{lang}: the legend's {covered} lie on shown cards"
+    assert problems(page) == []
