@@ -13,6 +13,7 @@ from sqlalchemy import event, func
 from sqlmodel import select
 
 from app import ledger
+from app.bots import practice_preset
 from app.engine.hand import Transfer
 from app.models import (
     FINISHED,
@@ -211,3 +212,31 @@ def test_a_players_standing_is_one_transaction(db: Database) -> None:
     statements.clear()
     assert store.standing(classic, players, False, True) == ({"Иван": 1000, "Мария": 700}, {})
     assert [s.split()[0] for s in statements] == ["SELECT"]
+
+
+def test_standing_reads_each_named_player_on_the_bare_connection(db: Database) -> None:
+    """The «Готов»'s one read (`standing`, on `Database.core`) for the players' own names —
+    «Ёж», «ИвАн Петров» (a capital inside), «Мария 🌸» — finds exactly their accounts: each
+    one's balance at a classic table (C-0.2), his stack at a shaha36 table and 0 for one not
+    bought in (S-1.5); a hand of «Ёж» in play at the classic table makes that table his money
+    elsewhere (docs/rules.md, «Money at one table at a time»), while his stack at a practice
+    table is chips and not (B-1.4). A name written in another case is no user here."""
+    yozh, ivan, maria = "Ёж", "ИвАн Петров", "Мария 🌸"
+    people(db, yozh, ivan, maria, money=1000)
+    classic, shaha, other = table(db), table(db, "shaha36"), table(db, "shaha36")
+    practice = table(db, practice_preset())
+    store = TableStore(db)
+    ids = {name: _id(db, name) for name in (yozh, ivan, maria)}
+    store.buy_in(shaha, ids[ivan], 300)
+    store.buy_in(practice, ids[maria], 500)
+    money, elsewhere = store.standing(classic, ids, stacks=False, practice=False)
+    assert money == {yozh: 1000, ivan: 700, maria: 1000}
+    assert elsewhere == {ids[ivan]: shaha}  # Мария's practice chips are no money
+    store.begin_hand(classic, doc(), antes(yozh, maria), stacks=False)
+    money, elsewhere = store.standing(other, ids, stacks=True, practice=False)
+    assert money == {yozh: 0, ivan: 0, maria: 0}
+    assert elsewhere == {ids[yozh]: classic, ids[ivan]: shaha, ids[maria]: classic}
+    assert store.money(shaha, [ivan, yozh], True) == {ivan: 300, yozh: 0}
+    with pytest.raises(ledger.LedgerError, match="no user named"):
+        store.money(classic, ["ёж"], False)
+    books_ok(db)
