@@ -57,8 +57,9 @@ class Play:
         self._tokens = 0
         # The views of the hand at one point of it (`views`), made once for every version
         # that shows that point; nobody changes a view once made (view.py shares them).
-        self._viewed: tuple[Hand | None, dict[str | None, Any]] = (None, {})
-        self._viewed_at: tuple[int | None, int] = (None, 0)  # its hand id and actions
+        # Keyed by the hand, its id and how many actions it has had.
+        self._viewed: tuple[tuple[Hand | None, int | None, int], dict[str | None, Any]]
+        self._viewed = ((None, None, 0), {})
 
     @property
     def playing(self) -> bool:
@@ -157,11 +158,10 @@ class Play:
         wanted = {v if v in players else None for v in viewers}
         # The hand changes only by an applied action: until the next one (the «Готов»
         # answers, a viewer coming and going) every version shows the views already made.
-        at = (self.hand_id, len(hand.history))
-        seen, views = self._viewed
-        if seen is not hand or self._viewed_at != at:
-            self._viewed, self._viewed_at = (hand, {}), at
-            views = self._viewed[1]
+        (seen, *at), views = self._viewed
+        if seen is not hand or at != [self.hand_id, len(hand.history)]:
+            views = {}
+            self._viewed = ((hand, self.hand_id, len(hand.history)), views)
         for v in wanted - views.keys():
             views[v] = {"id": self.hand_id, **hand.view(v)}
         return {v: views[v] for v in wanted}, players
