@@ -59,12 +59,14 @@ class Turn:
                 return
             self._flushing = True
         while True:
-            with self._guard:
+            with self._guard:  # all that is posted so far, in one take of the guard
                 if not self._posts:
                     self._flushing = False
                     return
-                send = self._posts.popleft()
-            try:
-                send()
-            except Exception:  # one watcher's failed send stops nobody else's
-                log.exception("table %s: a send failed", self.table_id)
+                sends = list(self._posts)
+                self._posts.clear()
+            for send in sends:
+                try:
+                    send()
+                except Exception:  # one watcher's failed send stops nobody else's
+                    log.exception("table %s: a send failed", self.table_id)
