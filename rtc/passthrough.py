@@ -81,7 +81,7 @@ from . import red
 
 #: The aiortc version whose internals these hooks were written and tested against.
 AIORTC_VERSION = "1.16.0"
-#: The pylibsrtp version whose session internals `protect` reads (aiortc 1.16.0's).
+#: The pylibsrtp version whose session internals `protect` reads (aiortc's SRTP).
 PYLIBSRTP_VERSION = "1.0.0"
 
 OPUS_TIME_BASE = fractions.Fraction(1, 48000)
@@ -655,8 +655,8 @@ _MAX_PLAIN = 1500 - pylibsrtp.SRTP_MAX_TRAILER_LEN
 def protect(session: pylibsrtp.Session, packet: bytes) -> bytes:
     """`session.protect(packet)` in one call down to libsrtp: pylibsrtp's own makes two
     Python calls, a type check and a new C `int` per packet (docs/performance.md «The send
-    path»). Its session's buffer, context and version are what aiortc 1.16.0 installs
-    (PYLIBSRTP_VERSION, tested against `Session.protect`)."""
+    path»). It reads the session's private buffer and context: pylibsrtp is pinned
+    (PYLIBSRTP_VERSION) and the bytes are tested against `Session.protect`."""
     size = len(packet)
     if size > _MAX_PLAIN:
         raise ValueError("packet is too long")

@@ -285,6 +285,38 @@ def test_a_relayed_stream_reaches_the_listener_as_pushed(monkeypatch: pytest.Mon
     asyncio.run(scenario())
 
 
+def test_a_listener_whose_send_fails_stops_his_gate_only() -> None:
+    """A failure in one listener's send (here his SRTP session gone) is logged and stops
+    his gate (`_Sending.send`): the publisher's push never raises, and the gate takes no
+    more packets."""
+
+    async def scenario() -> None:
+        with passthrough.installed():
+            gate = GateTrack()
+            sender, receiver = await _connect(gate)
+            track = receiver.getTransceivers()[0].receiver.track
+            source = object()
+            seq = 0
+            while True:  # until the listener hears the gate
+                gate.push(OpusPacket(b"\xfc\x01", seq * 960, seq), source)
+                seq += 1
+                try:
+                    await asyncio.wait_for(track.recv(), timeout=0.05)
+                    break
+                except TimeoutError:
+                    assert seq < 300, "the relayed stream never arrived"
+            dtls = sender.getTransceivers()[0].sender.transport
+            session, dtls._tx_srtp = dtls._tx_srtp, None  # type: ignore[assignment]
+            gate.push(OpusPacket(b"\xfc\x02", seq * 960, seq), source)  # raises nothing
+            dtls._tx_srtp = session  # for the RTCP still sent, and the close
+            assert gate.readyState == "ended"
+            gate.push(OpusPacket(b"\xfc\x03", (seq + 1) * 960, seq + 1), source)
+            await sender.close()
+            await receiver.close()
+
+    asyncio.run(scenario())
+
+
 def test_the_relay_reports_uplink_loss_and_asks_for_it_again() -> None:
     """Received RTP skips aiortc's receiver (rtc/passthrough.py `Relay`, from the socket),
     yet the receiver reports count what the uplink lost and each lost packet is asked for
