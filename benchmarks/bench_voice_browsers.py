@@ -1,7 +1,7 @@
 """Voice measured with headless Chromium pages: SFU cost, added delay, loss, recovery.
 
 Run: .venv/bin/python -m benchmarks.bench_voice_browsers [--pages N] [--seconds S]
-     [--freeze F] [--quick] [--cpu-only]
+     [--freeze F] [--quick] [--cpu-only] [--profile FILE]
 
 Loopback only; Debian's /usr/bin/chromium through Playwright (never a downloaded browser),
 fake audio devices. The pages are the tests' page harness (tests/rtc/test_browser_voice.py:
@@ -59,6 +59,7 @@ import os
 import re
 import signal
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -119,6 +120,8 @@ ADDED_DELAY_MS = 20.0
 CONCEALED_PER_LOSS = 1.5
 BACK_WITHIN_S = 10.0
 TABLES_PER_CORE = 5.0
+#: py-spy beside this interpreter (the dev extra), for `--profile`.
+PY_SPY = str(Path(sys.executable).with_name("py-spy"))
 #: Bounds of one wait for the pages (a loaded 2-core machine is slow, never endless).
 WAIT_S = 60.0
 #: The server's line when the SFU drops a peer (docs/hosting.md «When voice fails or drops»).
@@ -344,20 +347,33 @@ def leave(pages: list[Page]) -> None:
         page.close()
 
 
-def browsers_figure(site: Site, names: list[str], seconds: float) -> dict[str, Any]:
-    """One table of len(names) pages: SFU CPU per forwarded packet, talking and muted."""
+def browsers_figure(
+    site: Site, names: list[str], seconds: float, profile: Path | None = None
+) -> dict[str, Any]:
+    """One table of len(names) pages: SFU CPU per forwarded packet, talking and muted;
+    with `profile`, py-spy's raw stacks of the SFU over the talking window go there."""
     pages = [site.open(name, CPU_TABLE) for name in names]
     try:
         for name, page in zip(names, pages, strict=True):
             site.wait_slots(name, [other for other in names if other != name])
             assert page.evaluate(ALL_FLOWING, [len(names) - 1, 4000, WAIT_S * 1000])
 
-        def window() -> dict[str, float]:
+        def window(profile: Path | None = None) -> dict[str, float]:
             time.sleep(1.0)  # settle after a change (muting), then measure
             forwarded0, packets0 = site.forwarded(), sum(p.evaluate(PACKETS) for p in pages)
+            spy = None
+            if profile is not None:  # nonblocking: the SFU is never paused to be read
+                spy = subprocess.Popen(
+                    [PY_SPY, "record", "--format", "raw", "--rate", "250", "--nonblocking",
+                     "--duration", str(int(seconds)), "--output", str(profile),
+                     "--pid", str(site.sfu_pid)],
+                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                )  # fmt: skip
             cpu0, wall0 = cpu_seconds(site.sfu_pid), time.monotonic()
             time.sleep(seconds)
             cpu1, wall1 = cpu_seconds(site.sfu_pid), time.monotonic()
+            if spy is not None:
+                spy.wait(timeout=60)
             forwarded = site.forwarded() - forwarded0
             packets = sum(p.evaluate(PACKETS) for p in pages) - packets0
             wall = wall1 - wall0
@@ -370,7 +386,7 @@ def browsers_figure(site: Site, names: list[str], seconds: float) -> dict[str, A
                 "received_per_forwarded": packets / forwarded if forwarded else 0.0,
             }
 
-        talking = window()
+        talking = window(profile)
         for name in names:  # muted at the SFU: the browsers still send, nothing is forwarded
             site.signalling.hub.set_mic(CPU_TABLE, name, False)
         muted = window()
@@ -716,7 +732,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
             try:
                 site = Site(base, made, browser)
-                figures["browsers"] = browsers_figure(site, TALKERS[: args.pages], args.seconds)
+                figures["browsers"] = browsers_figure(
+                    site, TALKERS[: args.pages], args.seconds, args.profile
+                )
                 if args.cpu_only:
                     return emit({"phase": "summary", "load_average": list(os.getloadavg())})
                 figures["delay"] = delay_figure(site, args.seconds)
@@ -750,6 +768,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--cpu-only",
         action="store_true",
         help="only the SFU's CPU per forwarded packet (phases 1 and 2)",
+    )
+    parser.add_argument(
+        "--profile",
+        type=Path,
+        default=None,
+        help="py-spy's raw stacks of the SFU in the pages' talking window to this file",
     )
     parser.add_argument(
         "--quick",

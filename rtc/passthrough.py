@@ -53,7 +53,7 @@ from typing import Any, cast
 import aiortc.rtcrtpreceiver as _receiver_module
 import aiortc.rtcrtpsender as _sender_module
 import pylibsrtp
-from aioice.ice import StunProtocol
+from aioice.ice import CandidatePair, StunProtocol
 from aiortc import RTCDtlsTransport, RTCRtpReceiver, RTCRtpSender, clock
 from aiortc.codecs import CODECS
 from aiortc.mediastreams import MediaStreamTrack
@@ -74,11 +74,15 @@ from aiortc.rtp import (
 )
 from aiortc.sdp import SessionDescription
 from aiortc.utils import random32
+from pylibsrtp._binding import ffi as _srtp_ffi
+from pylibsrtp._binding import lib as _srtp_lib
 
 from . import red
 
 #: The aiortc version whose internals these hooks were written and tested against.
 AIORTC_VERSION = "1.16.0"
+#: The pylibsrtp version whose session internals `protect` reads (aiortc's SRTP).
+PYLIBSRTP_VERSION = "1.0.0"
 
 OPUS_TIME_BASE = fractions.Fraction(1, 48000)
 #: RED as the SFU offers it beside Opus; its fmtp names the Opus payload type of each
@@ -97,6 +101,7 @@ class Counters:
     red_unwrapped = 0  # RED packets forwarded as their primary frame (listeners without)
     nacks_sent = 0  # NACKs sent to publishers (their uplink lost packets)
     retransmitted = 0  # packets sent again to listeners that asked (NACK)
+    send_dropped = 0  # datagrams dropped at a full socket send buffer (`send_datagram`)
 
 
 class OpusPacket:
@@ -545,23 +550,29 @@ class _Sending:
     coroutines down to the socket. Here the forwarding task of the publisher sends to every
     listener in one go (docs/voice-protocol.md «Forwarding»): the header is this sender's
     fixed bytes with the payload type, marker and numbers written in, then
-    it is encrypted with the listener's SRTP session and handed to the UDP socket of the
-    ICE pair in use. The sender's counters and clock pair are kept as aiortc keeps them
-    (its RTCP sender reports read them), and the last RTP_HISTORY_SIZE packets for NACKs.
+    it is encrypted with the listener's SRTP session (`protect`) and written to the UDP
+    socket of the ICE pair in use (`send_datagram`). The sender's counters and clock pair
+    are kept as aiortc keeps them (its RTCP sender reports read them), and the last
+    RTP_HISTORY_SIZE packets for NACKs.
     """
 
     __slots__ = (
         "_dtls",
         "_fixed",
         "_history",
+        "_opus",
         "_origins",
+        "_red",
         "_resent",
         "_sender",
-        "_types",
+        "_track",
     )
 
-    def __init__(self, sender: RTCRtpSender, codec: RTCRtpCodecParameters) -> None:
+    def __init__(
+        self, sender: RTCRtpSender, codec: RTCRtpCodecParameters, track: RelayedTrack
+    ) -> None:
         self._sender = sender
+        self._track = track
         self._dtls = sender.transport
         self._origins = random_sequence_number(), random32()
         self._history: dict[int, bytes] = {}
@@ -576,34 +587,44 @@ class _Sending:
         fixed = template.serialize(extensions)
         self._fixed = fixed[0], fixed[8:]
         types = getattr(sender, "_svara_types", None) or {"opus": codec.payloadType}
-        self._types = types.get("opus"), types.get("red")
+        self._opus: int | None = types.get("opus")
+        self._red: int | None = types.get("red")
 
     def send(self, relayed: OpusPacket, seq: int, pts: int) -> None:
-        """Send `relayed` with this stream's numbers `seq` and `pts` (rtc.gate)."""
-        sender = self._sender
-        if not sender._enabled:
-            return
-        opus, red_type = self._types
-        outgoing = None if opus is None else relayed.outgoing(opus, red_type)
-        if outgoing is None:
-            return
-        payload_type, payload = outgoing
-        seq_origin, ts_origin = self._origins
-        seq = (seq_origin + seq) & 0xFFFF
-        timestamp = (ts_origin + pts) & 0xFFFFFFFF
-        first, rest = self._fixed
-        header = _RTP_FIELDS.pack(first, relayed.marker << 7 | payload_type, seq, timestamp)
-        data = b"".join((header, rest, payload))
-        self._history[seq % RTP_HISTORY_SIZE] = data
-        self._transmit(data)
-        # Not typed (below): what aiortc's RTCP loop reads for its sender reports; their
-        # clock pair (a wall-clock time and the RTP timestamp sent then) is taken every
-        # CLOCK_PAIR_EVERY packets: it must belong together, it need not be the newest.
-        sender._RTCRtpSender__octet_count += len(payload)  # type: ignore[attr-defined]
-        sender._RTCRtpSender__packet_count += 1  # type: ignore[attr-defined]
-        if not seq % CLOCK_PAIR_EVERY:
-            sender._RTCRtpSender__ntp_timestamp = ntp_now()  # type: ignore[attr-defined]
-            sender._RTCRtpSender__rtp_timestamp = timestamp  # type: ignore[attr-defined]
+        """Send `relayed` with this stream's numbers `seq` and `pts` (rtc.gate). The first
+        failure stops the gate (logged, as aiortc's own loop does): one listener's broken
+        stream never stops the publisher's forwarding."""
+        try:
+            sender = self._sender
+            opus = self._opus
+            if not sender._enabled or opus is None:
+                return
+            if relayed.red:  # what a RED packet becomes for this listener (once per kind)
+                outgoing = relayed.outgoing(opus, self._red)
+                if outgoing is None:
+                    return
+                payload_type, payload = outgoing
+            else:
+                payload_type, payload = opus, relayed.data
+            seq_origin, ts_origin = self._origins
+            seq = (seq_origin + seq) & 0xFFFF
+            timestamp = (ts_origin + pts) & 0xFFFFFFFF
+            first, rest = self._fixed
+            header = _RTP_FIELDS.pack(first, relayed.marker << 7 | payload_type, seq, timestamp)
+            data = b"".join((header, rest, payload))
+            self._history[seq % RTP_HISTORY_SIZE] = data
+            self._transmit(data)
+            # Not typed (below): what aiortc's RTCP loop reads for its sender reports; their
+            # clock pair (a wall-clock time and the RTP timestamp sent then) is taken every
+            # CLOCK_PAIR_EVERY packets: it must belong together, it need not be the newest.
+            sender._RTCRtpSender__octet_count += len(payload)  # type: ignore[attr-defined]
+            sender._RTCRtpSender__packet_count += 1  # type: ignore[attr-defined]
+            if not seq % CLOCK_PAIR_EVERY:
+                sender._RTCRtpSender__ntp_timestamp = ntp_now()  # type: ignore[attr-defined]
+                sender._RTCRtpSender__rtp_timestamp = timestamp  # type: ignore[attr-defined]
+        except Exception:
+            logger.warning("relay sender failed: %s", traceback.format_exc())
+            self._track.stop()
 
     def retransmit(self, sequence_number: int) -> bool:
         """Send the packet `sequence_number` again if it is still kept, at most
@@ -621,7 +642,32 @@ class _Sending:
         """Encrypt and send one RTP packet (dropped while DTLS is not connected)."""
         dtls = self._dtls
         if dtls._state is DtlsState.CONNECTED:
-            transmit(dtls, dtls._tx_srtp.protect(data))
+            transmit(dtls, protect(dtls._tx_srtp, data))
+
+
+#: The length in and out of `srtp_protect`, shared: only the event loop's thread protects.
+_length = _srtp_ffi.new("int *")
+#: The longest RTP packet `protect` takes: pylibsrtp's buffer (1500 bytes) less SRTP's
+#: longest trailer, as its own `protect` checks.
+_MAX_PLAIN = 1500 - pylibsrtp.SRTP_MAX_TRAILER_LEN
+
+
+def protect(session: pylibsrtp.Session, packet: bytes) -> bytes:
+    """`session.protect(packet)` in one call down to libsrtp: pylibsrtp's own makes two
+    Python calls, a type check and a new C `int` per packet (docs/performance.md «The send
+    path»). It reads the session's private buffer and context: pylibsrtp is pinned
+    (PYLIBSRTP_VERSION) and the bytes are tested against `Session.protect`."""
+    size = len(packet)
+    if size > _MAX_PLAIN:
+        raise ValueError("packet is too long")
+    # pylibsrtp's private C buffer (1500 bytes) and libsrtp context (untyped there).
+    buffer = session._buffer
+    buffer[0:size] = packet
+    _length[0] = size
+    error = _srtp_lib.srtp_protect(session._srtp[0], session._cdata, _length)
+    if error:
+        raise pylibsrtp.Error(f"srtp_protect failed: {error}")
+    return buffer[0 : _length[0]]
 
 
 #: Sends through a TURN relay under way (each removed when done).
@@ -631,12 +677,12 @@ _relaying: set[asyncio.Future[None]] = set()
 def transmit(dtls: RTCDtlsTransport, protected: bytes) -> None:
     """Send one SRTP or SRTCP packet, as RTCDtlsTransport._send_rtp and aioice's
     Connection.send do, on the UDP socket of the ICE pair in use (dropped without one)."""
-    pair = dtls.transport._connection._nominated.get(1)
+    pair: CandidatePair | None = dtls.transport._connection._nominated.get(1)
     if pair is None:
         return
     protocol = pair.protocol
     if type(protocol) is StunProtocol:  # a host or server-reflexive candidate: UDP
-        protocol.transport.sendto(protected, pair.remote_addr)
+        send_datagram(protocol, protected, pair.remote_addr)
     else:  # a TURN relay frames the data itself
         task = asyncio.ensure_future(protocol.send_data(protected, pair.remote_addr))
         _relaying.add(task)
@@ -644,6 +690,24 @@ def transmit(dtls: RTCDtlsTransport, protected: bytes) -> None:
     # Not typed (below): the DTLS transport's counters (its stats).
     dtls._RTCDtlsTransport__tx_bytes += len(protected)  # type: ignore[attr-defined]
     dtls._RTCDtlsTransport__tx_packets += 1  # type: ignore[attr-defined]
+
+
+def send_datagram(protocol: StunProtocol, data: bytes, address: tuple[str, int]) -> None:
+    """Write one datagram on `protocol`'s UDP socket, or drop it when the socket's send
+    buffer is full: a late voice packet is worth nothing, and asyncio's transport would
+    queue every one until the socket drains, without bound. Other errors go where the
+    transport sends them (`error_received`: aioice logs them)."""
+    # Not typed (next line): asyncio's selector transport keeps its socket as `_sock`.
+    sock = getattr(protocol.transport, "_sock", None)
+    if sock is None:  # another event loop's transport: its own sendto
+        protocol.transport.sendto(data, address)
+        return
+    try:
+        sock.sendto(data, address)
+    except (BlockingIOError, InterruptedError):
+        Counters.send_dropped += 1
+    except OSError as error:
+        protocol.error_received(error)
 
 
 async def _run_rtp(self: RTCRtpSender, codec: RTCRtpCodecParameters) -> None:
@@ -655,30 +719,16 @@ async def _run_rtp(self: RTCRtpSender, codec: RTCRtpCodecParameters) -> None:
     # Not typed (below): aiortc's private sender state, as its own loop keeps it.
     self._RTCRtpSender__rtp_started.set()  # type: ignore[attr-defined]
     track = self.track
-    sending = _Sending(self, codec)
+    sending = _Sending(self, codec, track)
     self._svara_sending = sending  # type: ignore[attr-defined]
     try:
-        track.attach(_guarded(sending.send, track))
+        track.attach(sending.send)
         await track.ended()
     except asyncio.CancelledError:
         pass
     track.stop()
     self._RTCRtpSender__track = None  # type: ignore[attr-defined]
     self._RTCRtpSender__rtp_exited.set()  # type: ignore[attr-defined]
-
-
-def _guarded(send: Sink, track: RelayedTrack) -> Sink:
-    """`send`, which stops its track at the first failure (logged, as aiortc's own loop
-    does): one listener's broken stream never stops the publisher's forwarding."""
-
-    def guarded(relayed: OpusPacket, seq: int, pts: int) -> None:
-        try:
-            send(relayed, seq, pts)
-        except Exception:
-            logger.warning("relay sender failed: %s", traceback.format_exc())
-            track.stop()
-
-    return guarded
 
 
 def _decoder_worker(loop: Any, input_q: Any, output_q: Any, decode_error: Any) -> None:

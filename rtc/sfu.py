@@ -191,8 +191,8 @@ class Sfu:
 
     def stats(self) -> dict[str, int]:
         """Counts that show leaks (rooms, peers, asyncio tasks, threads, open files), the
-        packets forwarded into slots since the SFU started, the NACKs sent to publishers and
-        the packets sent again to listeners that asked."""
+        packets forwarded into slots since the SFU started, the NACKs sent to publishers,
+        the packets sent again to listeners that asked, and those dropped at a full socket."""
         return {
             "rooms": len(self.rooms),
             "peers": len(self.peers),
@@ -202,6 +202,7 @@ class Sfu:
             "red_unwrapped": Counters.red_unwrapped,
             "nacks_sent": Counters.nacks_sent,
             "retransmitted": Counters.retransmitted,
+            "send_dropped": Counters.send_dropped,
             "tasks": len(asyncio.all_tasks()),
             "threads": threading.active_count(),
             "fds": len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else -1,

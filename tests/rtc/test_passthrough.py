@@ -14,6 +14,7 @@ from pathlib import Path
 import aiortc.clock
 import aiortc.rtcrtpreceiver
 import aiortc.rtcrtpsender
+import pylibsrtp
 import pytest
 from aioice.ice import StunProtocol
 from aiortc import RTCConfiguration, RTCPeerConnection
@@ -35,14 +36,18 @@ from rtc.passthrough import (
     ASK_WITHIN,
     ASKS,
     MAX_RETRANSMITS,
+    PYLIBSRTP_VERSION,
     RETRANSMIT_INTERVAL,
     SENDER_REPORT_INTERVAL,
+    Counters,
     OpusPacket,
     Relay,
     Resends,
     UplinkNacks,
     level_to_amplitude,
     opus_answer,
+    protect,
+    send_datagram,
     watch_levels,
 )
 from tests.voicekit import EncodedToneTrack, ToneTrack
@@ -54,6 +59,95 @@ def test_aiortc_is_pinned_to_the_version_the_hooks_were_written_for() -> None:
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
     assert f"aiortc=={AIORTC_VERSION}" in pyproject["project"]["dependencies"]
     assert importlib.metadata.version("aiortc") == AIORTC_VERSION
+    assert f"pylibsrtp=={PYLIBSRTP_VERSION}" in pyproject["project"]["dependencies"]
+    assert importlib.metadata.version("pylibsrtp") == PYLIBSRTP_VERSION
+
+
+def _srtp_session(key: bytes) -> pylibsrtp.Session:
+    """An outbound SRTP session as aiortc's DTLS transport makes one."""
+    policy = pylibsrtp.Policy(key=key, ssrc_type=pylibsrtp.Policy.SSRC_ANY_OUTBOUND)
+    policy.allow_repeat_tx = True
+    return pylibsrtp.Session(policy)
+
+
+def test_the_fast_protect_encrypts_as_pylibsrtp_does() -> None:
+    """`protect` (libsrtp called directly, the send path's) gives pylibsrtp's bytes for
+    packets of two streams and a repeat (a NACK's answer), and refuses what pylibsrtp
+    refuses."""
+    key = random.Random(7).randbytes(30)
+    ours, theirs = _srtp_session(key), _srtp_session(key)
+    for seq, ssrc, size in [(1, 11, 40), (2, 11, 300), (1, 22, 12), (2, 11, 300), (3, 11, 1300)]:
+        packet = b"\x80\x6f" + seq.to_bytes(2, "big") + bytes(4) + ssrc.to_bytes(4, "big")
+        packet += bytes(range(256)) * (size // 256) + bytes(size % 256)
+        assert protect(ours, packet) == theirs.protect(packet)
+    too_long = bytes(1500)
+    with pytest.raises(ValueError):
+        theirs.protect(too_long)
+    with pytest.raises(ValueError):
+        protect(ours, too_long)
+
+
+class _Socket:
+    """A UDP socket whose send buffer is full, or failing with `error`."""
+
+    def __init__(self, error: OSError) -> None:
+        self.error = error
+        self.tries = 0
+
+    def sendto(self, data: bytes, address: tuple[str, int]) -> int:
+        self.tries += 1
+        raise self.error
+
+
+class _Inbox(asyncio.DatagramProtocol):
+    """The datagrams a UDP socket receives, in a queue."""
+
+    def __init__(self) -> None:
+        self.got: asyncio.Queue[bytes] = asyncio.Queue()
+
+    def datagram_received(self, data: bytes, addr: tuple[str, int]) -> None:
+        self.got.put_nowait(data)
+
+
+def test_a_datagram_at_a_full_send_buffer_is_dropped_not_queued() -> None:
+    """`send_datagram` writes to the socket itself: EAGAIN drops the packet and counts it
+    (asyncio's transport would queue it, without bound); another error goes to the
+    protocol's `error_received`, as asyncio's transport sends it; nothing is raised."""
+
+    async def scenario() -> None:
+        loop = asyncio.get_running_loop()
+        listener, inbox = await loop.create_datagram_endpoint(_Inbox, local_addr=("127.0.0.1", 0))
+        got = inbox.got
+        address = listener.get_extra_info("sockname")
+        transport, protocol = await loop.create_datagram_endpoint(
+            lambda: StunProtocol(None),
+            local_addr=("127.0.0.1", 0),  # type: ignore[arg-type]
+        )
+        try:
+            send_datagram(protocol, b"first", address)  # a real socket: delivered
+            assert await asyncio.wait_for(got.get(), timeout=5) == b"first"
+            real = transport._sock  # type: ignore[attr-defined]
+            full = _Socket(BlockingIOError())
+            transport._sock = full  # type: ignore[attr-defined]
+            dropped = Counters.send_dropped
+            send_datagram(protocol, b"lost", address)
+            send_datagram(protocol, b"lost too", address)
+            assert (full.tries, Counters.send_dropped - dropped) == (2, 2)
+            assert not transport._buffer  # type: ignore[attr-defined]  # nothing queued
+            errors: list[Exception] = []
+            protocol.error_received = errors.append  # type: ignore[method-assign]
+            refused = ConnectionRefusedError()
+            transport._sock = _Socket(refused)  # type: ignore[attr-defined]
+            send_datagram(protocol, b"refused", address)
+            assert errors == [refused]
+            transport._sock = real  # type: ignore[attr-defined]
+            send_datagram(protocol, b"again", address)
+            assert await asyncio.wait_for(got.get(), timeout=5) == b"again"
+        finally:
+            transport.close()
+            listener.close()
+
+    asyncio.run(scenario())
 
 
 async def _connect(track: MediaStreamTrack) -> tuple[RTCPeerConnection, RTCPeerConnection]:
@@ -188,6 +282,38 @@ def test_a_relayed_stream_reaches_the_listener_as_pushed(monkeypatch: pytest.Mon
 
     receive = Relay.receive
     monkeypatch.setattr(Relay, "receive", seen)
+    asyncio.run(scenario())
+
+
+def test_a_listener_whose_send_fails_stops_his_gate_only() -> None:
+    """A failure in one listener's send (here his SRTP session gone) is logged and stops
+    his gate (`_Sending.send`): the publisher's push never raises, and the gate takes no
+    more packets."""
+
+    async def scenario() -> None:
+        with passthrough.installed():
+            gate = GateTrack()
+            sender, receiver = await _connect(gate)
+            track = receiver.getTransceivers()[0].receiver.track
+            source = object()
+            seq = 0
+            while True:  # until the listener hears the gate
+                gate.push(OpusPacket(b"\xfc\x01", seq * 960, seq), source)
+                seq += 1
+                try:
+                    await asyncio.wait_for(track.recv(), timeout=0.05)
+                    break
+                except TimeoutError:
+                    assert seq < 300, "the relayed stream never arrived"
+            dtls = sender.getTransceivers()[0].sender.transport
+            session, dtls._tx_srtp = dtls._tx_srtp, None  # type: ignore[assignment]
+            gate.push(OpusPacket(b"\xfc\x02", seq * 960, seq), source)  # raises nothing
+            dtls._tx_srtp = session  # for the RTCP still sent, and the close
+            assert gate.readyState == "ended"
+            gate.push(OpusPacket(b"\xfc\x03", (seq + 1) * 960, seq + 1), source)
+            await sender.close()
+            await receiver.close()
+
     asyncio.run(scenario())
 
 
