@@ -83,6 +83,7 @@ class Database:
             event.listen(self.engine, "do_execute_no_params", _wait_busy(busy_timeout, "execute"))
         # Created here, after eventlet's monkey-patching, so under eventlet it is green.
         self._lock = threading.RLock() if self.is_sqlite else None
+        self._kept: Connection | None = None  # `_held`
 
     @contextmanager
     def session(self) -> Iterator[Session]:
@@ -97,12 +98,29 @@ class Database:
         """`session` without the ORM: a connection in one transaction, for Core statements
         only. The live tables' writes at every action and reads at every «Готов» take it: a
         session costs more than those statements (docs/performance.md, «CPU per action,
-        2026-12-06»)."""
-        with self._turn() as deadline, self.engine.connect() as connection:
-            if deadline is not None:
-                connection.execution_options(**{DEADLINE: deadline})
-            with connection.begin():
-                yield connection
+        2026-12-06»). Under SQLite it is one connection held from turn to turn (`_held`)."""
+        with self._turn() as deadline:
+            held = self._held() if deadline is not None else None
+            taken = self.engine.connect() if held is None else contextlib.nullcontext(held)
+            with taken as connection:
+                if deadline is not None:
+                    connection.execution_options(**{DEADLINE: deadline})
+                with connection.begin():
+                    yield connection
+
+    def _held(self) -> Connection | None:
+        """The connection SQLite's `core` transactions share: they take turns (`_turn`), and
+        taking a connection from the pool and giving it back (its reset) cost a table more
+        than an action's statements (docs/performance.md, «SQLAlchemy's share of an action,
+        2026-12-06»). None inside a transaction of its own (a turn taken again by the same
+        thread: that one gets a connection of the pool); a connection SQLAlchemy gave up
+        (invalidated) is replaced. Closed by `dispose`."""
+        held = self._kept
+        if held is None or held.invalidated:
+            if held is not None:
+                held.close()
+            held = self._kept = self.engine.connect()
+        return None if held.in_transaction() else held
 
     @contextmanager
     def _turn(self) -> Iterator[float | None]:
@@ -151,6 +169,10 @@ class Database:
                 connection.exec_driver_sql("PRAGMA query_only=0")
 
     def dispose(self) -> None:
+        with self._turn():
+            if self._kept is not None:
+                self._kept.close()
+                self._kept = None
         self.engine.dispose()
 
 

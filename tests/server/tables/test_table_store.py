@@ -366,3 +366,29 @@ def test_postgresql_stores_what_sqlite_does(db: Database) -> None:
             shared.dispose()
     assert on_postgresql == on_sqlite
     assert on_sqlite["money"] == {"Ёж": 70, "ИвАн Петров": 90, "Мария 🌸": 135}
+
+
+def test_sqlites_turns_share_one_connection(db: Database) -> None:
+    """docs/performance.md, «SQLAlchemy's share of an action, 2026-12-06»: under SQLite the
+    writers take turns (`Database.core`), so an action and a «Готов» take no connection from
+    the pool: they share one, held from turn to turn. A turn taken inside another (the same
+    thread) gets a connection of its own; `dispose` gives the held one back."""
+    people(db, "anna", "boris")
+    table_id, store = table(db), TableStore(db)
+    ids = {name: _id(db, name) for name in ("anna", "boris")}
+    hand_id = store.begin_hand(table_id, doc(), antes("anna", "boris"), stacks=False)
+    taken: list[object] = []
+    given: list[object] = []
+    event.listen(db.engine, "checkout", lambda *a: taken.append(a[0]))
+    event.listen(db.engine, "checkin", lambda *a: given.append(a[0]))
+    store.record(hand_id, doc("anna"), [Transfer(20, "anna", "pot", "bet")], False, False)
+    assert store.standing(table_id, ids, False, False) == ({"anna": 70, "boris": 90}, {})
+    assert taken == given == []
+    with db.core() as outer, db.core() as inner:
+        assert inner is not outer
+        assert (
+            outer.exec_driver_sql("SELECT 1").scalar() == inner.exec_driver_sql("SELECT 1").scalar()
+        )
+    assert len(taken) == len(given) == 1
+    db.dispose()
+    assert len(given) == 2
