@@ -425,6 +425,8 @@ def _players(
     one SELECT; account and balance are None where it is not opened yet. Raises LedgerError
     for a name that is no user."""
     names = set(names)
+    if not names:
+        return {}
     bound: dict[str, Any] = {f"n{i}": name for i, name in enumerate(names)}
     if stacks:
         bound["table"] = table_id

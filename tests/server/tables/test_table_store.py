@@ -392,3 +392,14 @@ def test_sqlites_turns_share_one_connection(db: Database) -> None:
     assert len(taken) == len(given) == 1
     db.dispose()
     assert len(given) == 2
+
+
+def test_nobodys_money_is_no_statement(db: Database) -> None:
+    """An empty table's money (no names) is an empty answer, read without a statement: the
+    «Готов»'s SELECT is written per count of names, and none is written for none."""
+    table_id, store = table(db), TableStore(db)
+    statements: list[str] = []
+    event.listen(db.engine, "before_cursor_execute", lambda *a: statements.append(a[2]))
+    assert store.money(table_id, [], False) == {}
+    assert store.standing(table_id, {}, stacks=True, practice=False) == ({}, {})
+    assert statements == []
