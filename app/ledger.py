@@ -14,7 +14,8 @@ may keep the accounts of a hand's parties from one action to the next (`post(par
 Everything here works inside a caller's session (`with get_db().session() as s:`), so the
 runtime can commit an applied action and its payments together (C-0.3). What a table runs at
 every action and every «Готов» (`post`, `balances`, `stacks_elsewhere`, `open_pot`) also
-takes a bare connection (`Db`, `get_db().core()`): Core statements only.
+takes a bare connection (`Db`, `get_db().core()`): Core statements only, and there the ones
+run at every action and «Готов» go straight to the driver's cursor (`_run`).
 
 Why one module of ~600 lines: every way money moves (grants, antes and bets, stacks,
 refunds, practice chips) and the audit that checks them (`verify`) stay side by side, so
@@ -27,7 +28,7 @@ import uuid
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 from sqlalchemy import (
@@ -59,6 +60,7 @@ from app.models import (
     User,
     utcnow,
 )
+from app.models.db import Statement, run
 from app.table_rules import table_variant
 
 #: Where the table's statements run: a session, or a bare connection (`Database.core`).
@@ -237,8 +239,8 @@ def _write(s: Db, entries: Sequence[Entry]) -> None:
         shifts = {}
         for i, (account_id, amount) in enumerate(net.items()):
             shifts[f"a{i}"], shifts[f"x{i}"] = account_id, amount
-        moved = s.execute(_shift(len(net)), shifts).scalars()
-        short = set(net) - set(moved)
+        moved = {account_id for (account_id,) in _run(s, _shift(len(net)), shifts)}
+        short = set(net) - moved
         if short:
             kinds = sorted({e["kind"] for e in entries if e["account_id"] in short})
             raise LedgerError(
@@ -251,7 +253,17 @@ def _write(s: Db, entries: Sequence[Entry]) -> None:
                 if held is not None:
                     s.expire(held, ["balance"])
     if entries:
-        s.execute(INSERT_ROWS, list(entries))
+        _run(s, INSERT_ROWS, list(entries))
+
+
+def _run(s: Db, statement: Statement, params: Any) -> Sequence[Any]:
+    """A statement a table runs at every action or «Готов»: on a bare connection on the
+    driver's cursor (`app.models.db.run`: SQLAlchemy's own work around it cost more than
+    SQLite's), in a session as any other (its flush first); the rows it returns."""
+    if isinstance(s, Connection):
+        return run(s, statement, params)
+    result = s.execute(statement, params)
+    return result.all() if statement.exported_columns else []
 
 
 @cache
@@ -413,10 +425,14 @@ def _players(
     one SELECT; account and balance are None where it is not opened yet. Raises LedgerError
     for a name that is no user."""
     names = set(names)
-    bound: dict[str, Any] = {"names": list(names), **({"table": table_id} if stacks else {})}
+    if not names:
+        return {}
+    bound: dict[str, Any] = {f"n{i}": name for i, name in enumerate(names)}
+    if stacks:
+        bound["table"] = table_id
     found = {
         name: (user_id, account_id, amount)
-        for name, user_id, account_id, amount in s.execute(_players_query(stacks), bound)
+        for name, user_id, account_id, amount in _run(s, _players_query(stacks, len(names)), bound)
     }
     unknown = sorted(names - found.keys())
     if unknown:
@@ -424,11 +440,11 @@ def _players(
     return found
 
 
-@cache
-def _players_query(stacks: bool) -> Select:
+@lru_cache(maxsize=64)
+def _players_query(stacks: bool, count: int) -> Select:
     """`_players`' SELECT, built once for the balances and once for the stacks (at the
-    bound `table`), for the bound `names`; on the tables, as a table reads it at every
-    «Готов» (no ORM objects come out of it)."""
+    bound `table`), per count of names (`n0`, `n1`, …: a table's players, so a few counts);
+    on the tables, as a table reads it at every «Готов» (no ORM objects come out of it)."""
     account = and_(
         ACCOUNTS.c.user_id == USERS.c.id,
         ACCOUNTS.c.kind == _plays_from(stacks),
@@ -438,7 +454,7 @@ def _players_query(stacks: bool) -> Select:
     return (
         sql_select(USERS.c.name, USERS.c.id, ACCOUNTS.c.id, ACCOUNTS.c.balance)
         .select_from(USERS.outerjoin(ACCOUNTS, account))
-        .where(USERS.c.name.in_(bindparam("names", expanding=True)))
+        .where(USERS.c.name.in_([bindparam(f"n{i}") for i in range(count)]))
     )
 
 
@@ -455,16 +471,18 @@ def stacks_elsewhere(s: Db, user_ids: Iterable[int], table_id: int) -> dict[int,
     users = set(user_ids)
     if not users:
         return {}
-    bound = {"users": list(users), "table": table_id}
-    return money_tables(s, dict(s.execute(_stacks_elsewhere_query(), bound).all()))
+    bound: dict[str, Any] = {f"u{i}": user for i, user in enumerate(users)}
+    bound["table"] = table_id
+    found = _run(s, _stacks_elsewhere_query(len(users)), bound)
+    return money_tables(s, dict(found)) if found else {}
 
 
-@cache
-def _stacks_elsewhere_query() -> Select:
-    """`stacks_elsewhere`' SELECT, built once for the bound `users` and `table`: a table
-    asks it at every «Готов»."""
+@lru_cache(maxsize=64)
+def _stacks_elsewhere_query(count: int) -> Select:
+    """`stacks_elsewhere`' SELECT, built once per count of the bound users (`u0`, `u1`, …)
+    and the bound `table`: a table asks it at every «Готов»."""
     return sql_select(ACCOUNTS.c.user_id, ACCOUNTS.c.table_id).where(
-        ACCOUNTS.c.user_id.in_(bindparam("users", expanding=True)),
+        ACCOUNTS.c.user_id.in_([bindparam(f"u{i}") for i in range(count)]),
         ACCOUNTS.c.kind == STACK,
         ACCOUNTS.c.balance > 0,
         ACCOUNTS.c.table_id != bindparam("table"),

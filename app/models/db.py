@@ -23,6 +23,10 @@ rather than racing the writers::
 
     with get_db().reading() as s:
         user = s.get(User, user_id)
+
+The few statements a live table runs at every action and every «Готов» go one step lower:
+`run` executes a Core statement on the driver's cursor of a `core()` connection, compiled
+once per dialect by SQLAlchemy (`Prepared`), inside the same transaction and deadline.
 """
 
 from __future__ import annotations
@@ -33,15 +37,17 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator
+import weakref
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
 import orjson
 from flask import current_app
-from sqlalchemy import Connection, Engine, event
-from sqlalchemy.exc import OperationalError
+from sqlalchemy import Connection, Dialect, Engine, Insert, Select, Update, event
+from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.sql.compiler import SQLCompiler
 from sqlmodel import Session, create_engine
 
 from app.config import FILE_MODE, sqlite_path
@@ -77,6 +83,7 @@ class Database:
             event.listen(self.engine, "do_execute_no_params", _wait_busy(busy_timeout, "execute"))
         # Created here, after eventlet's monkey-patching, so under eventlet it is green.
         self._lock = threading.RLock() if self.is_sqlite else None
+        self._kept: Connection | None = None  # `_held`
 
     @contextmanager
     def session(self) -> Iterator[Session]:
@@ -91,12 +98,29 @@ class Database:
         """`session` without the ORM: a connection in one transaction, for Core statements
         only. The live tables' writes at every action and reads at every «Готов» take it: a
         session costs more than those statements (docs/performance.md, «CPU per action,
-        2026-12-06»)."""
-        with self._turn() as deadline, self.engine.connect() as connection:
-            if deadline is not None:
-                connection.execution_options(**{DEADLINE: deadline})
-            with connection.begin():
-                yield connection
+        2026-12-06»). Under SQLite it is one connection held from turn to turn (`_held`)."""
+        with self._turn() as deadline:
+            held = self._held() if deadline is not None else None
+            taken = self.engine.connect() if held is None else contextlib.nullcontext(held)
+            with taken as connection:
+                if deadline is not None:
+                    connection.execution_options(**{DEADLINE: deadline})
+                with connection.begin():
+                    yield connection
+
+    def _held(self) -> Connection | None:
+        """The connection SQLite's `core` transactions share: they take turns (`_turn`), and
+        taking a connection from the pool and giving it back (its reset) cost a table more
+        than an action's statements (docs/performance.md, «SQLAlchemy's share of an action,
+        2026-12-06»). None inside a transaction of its own (a turn taken again by the same
+        thread: that one gets a connection of the pool); a connection SQLAlchemy gave up
+        (invalidated) is replaced. Closed by `dispose`."""
+        held = self._kept
+        if held is None or held.invalidated:
+            if held is not None:
+                held.close()
+            held = self._kept = self.engine.connect()
+        return None if held.in_transaction() else held
 
     @contextmanager
     def _turn(self) -> Iterator[float | None]:
@@ -145,6 +169,10 @@ class Database:
                 connection.exec_driver_sql("PRAGMA query_only=0")
 
     def dispose(self) -> None:
+        with self._turn():
+            if self._kept is not None:
+                self._kept.close()
+                self._kept = None
         self.engine.dispose()
 
 
@@ -198,28 +226,134 @@ def refused_as_busy(failure: BaseException) -> bool:
 
 
 def _wait_busy(timeout: float, method: str) -> Callable[..., bool]:
-    """A `do_execute` hook: run the statement; while another process holds the lock it
-    needs, sleep a slice (green under eventlet: `time.sleep` is patched) and try again, up
-    to its session's deadline (`timeout` seconds from now outside `Database.session`), then
-    fail as SQLite would ("database is locked"). A statement refused as busy did nothing,
-    so trying it again is exact."""
+    """A `do_execute` hook: run the statement, waiting out another process's lock up to its
+    session's deadline (`timeout` seconds from now outside `Database.session`: `_until_free`)."""
 
     def execute(cursor: Any, statement: str, *rest: Any) -> bool:
         parameters, context = rest[:-1], rest[-1]  # (parameters, context), or (context,)
         deadline = context.execution_options.get(DEADLINE) or time.monotonic() + timeout
-        pause = 0.001
-        while True:
-            try:
-                getattr(cursor, method)(statement, *parameters)
-                return True
-            except sqlite3.OperationalError as failure:
-                left = deadline - time.monotonic()
-                if not _busy(failure) or left <= 0:
-                    raise
-                time.sleep(min(pause, left))
-                pause = min(pause * 2, BUSY_SLICE)
+        _until_free(lambda: getattr(cursor, method)(statement, *parameters), deadline)
+        return True
 
     return execute
+
+
+def _until_free(statement: Callable[[], object], deadline: float) -> None:
+    """Run `statement`; while another process holds the lock it needs, sleep a slice (green
+    under eventlet: `time.sleep` is patched) and try again, up to `deadline`, then fail as
+    SQLite would ("database is locked"). A statement refused as busy did nothing, so trying
+    it again is exact."""
+    pause = 0.001
+    while True:
+        try:
+            statement()
+            return
+        except sqlite3.OperationalError as failure:
+            left = deadline - time.monotonic()
+            if not _busy(failure) or left <= 0:
+                raise
+            time.sleep(min(pause, left))
+            pause = min(pause * 2, BUSY_SLICE)
+
+
+Params = Mapping[str, Any]
+Statement = Insert | Update | Select[Any]
+
+
+class Prepared:
+    """A Core statement compiled once for a dialect, run on the driver's cursor. Its SQL, the
+    order of its parameters and their bind processors (the JSON serializer, SQLite's text
+    dates) are SQLAlchemy's own, so it writes and reads the rows `Connection.execute` would;
+    what it leaves out is SQLAlchemy's work around each statement (cache key, execution
+    context, events, result object), which cost a table more than SQLite's own
+    (docs/performance.md, «SQLAlchemy's share of an action, 2026-12-06»).
+
+    `keys`: the parameters given (an INSERT's or UPDATE's columns); `many`: one execution of
+    several rows (`executemany`). Not for expanding IN lists nor for columns whose values
+    need a result processor: those raise here, once."""
+
+    def __init__(self, statement: Statement, dialect: Dialect, keys: Sequence[str], many: bool):
+        compiled = statement.compile(dialect=dialect, column_keys=list(keys), for_executemany=many)
+        assert isinstance(compiled, SQLCompiler)
+        if compiled.escaped_bind_names or any(b.expanding for b in compiled.binds.values()):
+            raise ValueError(f"not a statement to prepare: {compiled.string}")
+        for column in statement.exported_columns:
+            if column.type.dialect_impl(dialect).result_processor(dialect, None) is not None:
+                raise ValueError(f"{column} needs SQLAlchemy to read it")
+        self.sql = compiled.string
+        self.positional = compiled.positional
+        if compiled.positional:  # a name each time it is written (`?`)
+            self.names = list(compiled.positiontup or ())
+        else:  # each name once (`%(name)s`)
+            self.names = list(dict.fromkeys(compiled.bind_names.values()))
+        # Per parameter: the key it is given by (None: a value of the statement itself, made
+        # once) and the type's bind processor.
+        self._binds: list[tuple[str | None, Callable[[Any], Any] | None, Any]] = []
+        for name in self.names:
+            bind = compiled.binds[name]
+            process = bind.type.dialect_impl(dialect).bind_processor(dialect)
+            if bind.required:
+                self._binds.append((bind.key, process, None))
+            else:
+                fixed = bind.effective_value
+                self._binds.append((None, None, fixed if process is None else process(fixed)))
+
+    def values(self, given: Params) -> tuple[Any, ...] | dict[str, Any]:
+        """The driver's parameters for one row, in the dialect's paramstyle."""
+        made = tuple(
+            fixed if key is None else given[key] if process is None else process(given[key])
+            for key, process, fixed in self._binds
+        )
+        return made if self.positional else dict(zip(self.names, made, strict=True))
+
+
+_PREPARED: weakref.WeakKeyDictionary[Dialect, dict[tuple[Any, ...], Prepared]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def run(
+    connection: Connection, statement: Statement, params: Params | Sequence[Params]
+) -> Sequence[Any]:
+    """Execute `statement` on `connection`'s driver cursor, in its transaction (`Prepared`):
+    one row of `params`, or several (a sequence) at once; returns the rows it gives (a SELECT,
+    a RETURNING). Under SQLite it waits out another process's lock until the deadline of
+    `Database.core` (none outside it: it fails at once), as a session's statements do; a
+    driver's error comes out as SQLAlchemy's, as from `Connection.execute`. Engine-level
+    `before_cursor_execute` listeners are told of it (a test's or benchmark's count)."""
+    rows: Sequence[Params]
+    if isinstance(params, Mapping):
+        many, rows = False, [params]
+    else:
+        many, rows = True, params
+    dialect = connection.dialect
+    known = _PREPARED.get(dialect)
+    if known is None:
+        known = _PREPARED[dialect] = {}
+    key = (statement, many, *rows[0])
+    prepared = known.get(key)
+    if prepared is None:
+        prepared = known[key] = Prepared(statement, dialect, list(rows[0]), many)
+    values: Any = [prepared.values(r) for r in rows] if many else prepared.values(rows[0])
+    dbapi_connection = connection.connection.dbapi_connection
+    assert dbapi_connection is not None  # a connection in a transaction holds one
+    cursor = dbapi_connection.cursor()
+    for listener in connection.engine.dispatch.before_cursor_execute:
+        listener(connection, cursor, prepared.sql, values, None, many)
+    call = cursor.executemany if many else cursor.execute
+    try:
+        if dialect.name == "sqlite":
+            deadline = connection.get_execution_options().get(DEADLINE) or 0.0
+            _until_free(lambda: call(prepared.sql, values), deadline)
+        else:
+            call(prepared.sql, values)
+        return cursor.fetchall() if cursor.description is not None else []
+    except dialect.loaded_dbapi.Error as failure:
+        raise DBAPIError.instance(
+            prepared.sql, values, failure, dialect.loaded_dbapi.Error, dialect=dialect
+        ) from failure
+    finally:
+        cursor.close()
 
 
 def get_db() -> Database:

@@ -8,7 +8,8 @@ refund it.
 
 Under eventlet every statement holds the whole process, so an action costs what it must and
 no more: the UPDATE of the balances, the INSERT of the ledger rows and the UPDATE of the hand
-row, on a bare connection (`Database.core`: no ORM session around Core statements). The
+row, on a bare connection (`Database.core`: no ORM session around Core statements), on its
+driver's cursor (`app.models.db.run`: statements compiled once, no SQLAlchemy per call). The
 store remembers, for each hand in play, its table and the accounts of its parties (`_Hand`),
 and learns them only from committed transactions.
 """
@@ -38,6 +39,7 @@ from app.models import (
     User,
     utcnow,
 )
+from app.models.db import run
 from app.table_rules import playable_variant
 
 # An action saves its hand's row in place, without loading it: the columns given, by id.
@@ -225,8 +227,8 @@ class TableStore:
                 parties=hand.parties,
             )
             done = {"status": FINISHED, "finished": utcnow()} if finished else {}
-            s.execute(
-                SAVE_HAND, {"hand": hand_id, "hand_file": doc, "actions": doc["actions"], **done}
+            run(
+                s, SAVE_HAND, {"hand": hand_id, "hand_file": doc, "actions": doc["actions"], **done}
             )
         # Committed: what this transaction found is now safe to keep (`_Hand`).
         if finished:

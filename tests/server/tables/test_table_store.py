@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 from sqlalchemy import event, func
-from sqlmodel import select
+from sqlmodel import col, select
 
-from app import ledger
+from app import ledger, migrations
 from app.bots import practice_preset
 from app.engine.hand import Transfer
 from app.models import (
@@ -25,8 +25,11 @@ from app.models import (
     LedgerEntry,
     Table,
     User,
+    utcnow,
 )
-from app.tables.store import TableStore
+from app.models.db import json_text
+from app.tables.store import SAVE_HAND, TableStore
+from tests.load.test_scale_out import postgres_server
 
 
 def people(db: Database, *names: str, money: int = 100) -> None:
@@ -240,3 +243,163 @@ def test_standing_reads_each_named_player_on_the_bare_connection(db: Database) -
     with pytest.raises(ledger.LedgerError, match="no user named"):
         store.money(classic, ["ёж"], False)
     books_ok(db)
+
+
+def test_the_tables_statements_skip_sqlalchemys_execute(db: Database) -> None:
+    """docs/performance.md, «SQLAlchemy's share of an action, 2026-12-06»: an action's three
+    statements and a «Готов»'s two run on the driver's cursor, compiled once
+    (`app.models.db.run`), not through `Connection.execute` (its cache key, execution context
+    and result object: its `before_execute` hears nothing), and the cursor still runs each
+    of them once."""
+    people(db, "anna", "boris", "carl")
+    table_id, store = table(db), TableStore(db)
+    ids = {name: _id(db, name) for name in ("anna", "boris", "carl")}
+    hand_id = store.begin_hand(table_id, doc(), antes("anna", "boris", "carl"), stacks=False)
+    executed: list[object] = []
+    statements: list[str] = []
+    event.listen(db.engine, "before_execute", lambda *a: executed.append(a[1]))
+    event.listen(db.engine, "before_cursor_execute", lambda *a: statements.append(a[2]))
+    store.record(hand_id, doc("anna"), [Transfer(20, "anna", "pot", "bet")], False, False)
+    assert [s.split()[0] for s in statements] == ["UPDATE", "INSERT", "UPDATE"]
+    statements.clear()
+    assert store.standing(table_id, ids, False, False) == (
+        {"anna": 70, "boris": 90, "carl": 90},
+        {},
+    )
+    assert [s.split()[0] for s in statements] == ["SELECT", "SELECT"]
+    assert executed == []
+
+
+def _hand_rows(db: Database, hand_id: int) -> tuple[list[tuple[Any, ...]], tuple[Any, ...]]:
+    """A hand's ledger rows and hand row as SQLite stores them (the text of its dates and
+    JSON, and their SQLite types), read past SQLAlchemy; the pot and the movement id, which
+    differ from hand to hand, left out."""
+    with db.engine.connect() as c:
+        raw = c.connection.dbapi_connection
+        assert raw is not None
+        rows = raw.execute(
+            "SELECT a.kind, a.user_id, l.amount, l.kind, l.table_id, l.reason, l.actor,"
+            " typeof(l.created), length(l.created), length(l.movement)"
+            " FROM ledger l JOIN accounts a ON a.id = l.account_id"
+            " WHERE l.hand_id = ? ORDER BY l.id",
+            (hand_id,),
+        ).fetchall()
+        hand = raw.execute(
+            "SELECT status, hand_file, actions, typeof(finished), length(finished)"
+            " FROM hands WHERE id = ?",
+            (hand_id,),
+        ).fetchone()
+    return rows, hand
+
+
+def test_the_cursor_writes_the_rows_sqlalchemy_writes(db: Database) -> None:
+    """C-0.3: the same action recorded on the driver's cursor (`TableStore.record`) and
+    through a session (`Connection.execute`, SQLAlchemy's bind processing) stores the same
+    rows: the ledger rows with their dates as SQLAlchemy writes them, the hand file and
+    action log as the same JSON text, the hand's end the same."""
+    people(db, "Ёж", "Мария 🌸")
+    table_id, store = table(db), TableStore(db)
+    bets = [
+        Transfer(30, "Ёж", "pot", "bet"),
+        Transfer(45, "pot", "Мария 🌸", "award"),
+        Transfer(5, "pot", "house", "rake"),
+    ]
+    shown = doc("Ёж", "Мария 🌸") | {"note": "«Готов» 🌸", "deep": [{"a": [1, None, True]}]}
+    hands = []
+    for through_session in (False, True):
+        hand_id = store.begin_hand(table_id, doc(), antes("Ёж", "Мария 🌸"), stacks=False)
+        if through_session:
+            with db.session() as s:
+                ledger.post(s, bets, hand_id=hand_id, table_id=table_id)
+                s.execute(
+                    SAVE_HAND,
+                    {"hand": hand_id, "hand_file": shown, "actions": shown["actions"]}
+                    | {"status": FINISHED, "finished": utcnow()},
+                )
+        else:
+            store.record(hand_id, shown, bets, stacks=False, finished=True)
+        hands.append(_hand_rows(db, hand_id))
+    assert hands[0] == hands[1]
+    assert hands[0][1][:3] == (FINISHED, json_text(shown), json_text(shown["actions"]))
+    books_ok(db)
+
+
+def _play(db: Database) -> dict[str, Any]:
+    """One hand of three through the store (its antes, a bet, a «Готов», the award and the
+    rake) and what it leaves: the answers, the ledger rows, the hand row, the balances. The
+    bet and the «Готов» are not run by `Connection.execute`."""
+    people(db, "Ёж", "ИвАн Петров", "Мария 🌸")
+    table_id, store = table(db), TableStore(db)
+    ids = {name: _id(db, name) for name in ("Ёж", "ИвАн Петров", "Мария 🌸")}
+    hand_id = store.begin_hand(table_id, doc(), antes(*ids), stacks=False)
+    executed: list[object] = []
+    event.listen(db.engine, "before_execute", lambda *a: executed.append(a[1]))
+    store.record(hand_id, doc("Ёж"), [Transfer(20, "Ёж", "pot", "bet")], False, False)
+    standing = store.standing(table_id, ids, stacks=False, practice=False)
+    assert executed == []
+    end = [Transfer(45, "pot", "Мария 🌸", "award"), Transfer(5, "pot", "house", "rake")]
+    store.record(hand_id, doc("Ёж", "Мария 🌸"), end, False, True)  # opens the house's account
+    with db.session() as s:
+        rows = s.exec(select(LedgerEntry).order_by(col(LedgerEntry.id))).all()
+        hand = s.get(HandRecord, hand_id)
+        assert hand is not None
+        kept = (hand.status, hand.hand_file, hand.actions, hand.finished is not None)
+        return {
+            "standing": standing,
+            "money": store.money(table_id, list(ids), False),
+            "rows": [(r.account_id, r.amount, r.kind, r.hand_id, r.reason) for r in rows],
+            "hand": kept,
+        }
+
+
+def test_postgresql_stores_what_sqlite_does(db: Database) -> None:
+    """docs/hosting.md, «Beyond one machine»: on PostgreSQL (psycopg's named parameters, not
+    SQLite's question marks) the store's cursor statements give the same answers and write
+    the same rows as on SQLite."""
+    on_sqlite = _play(db)
+    with postgres_server() as url:
+        shared = Database(url)
+        try:
+            migrations.upgrade(shared.engine)
+            on_postgresql = _play(shared)
+        finally:
+            shared.dispose()
+    assert on_postgresql == on_sqlite
+    assert on_sqlite["money"] == {"Ёж": 70, "ИвАн Петров": 90, "Мария 🌸": 135}
+
+
+def test_sqlites_turns_share_one_connection(db: Database) -> None:
+    """docs/performance.md, «SQLAlchemy's share of an action, 2026-12-06»: under SQLite the
+    writers take turns (`Database.core`), so an action and a «Готов» take no connection from
+    the pool: they share one, held from turn to turn. A turn taken inside another (the same
+    thread) gets a connection of its own; `dispose` gives the held one back."""
+    people(db, "anna", "boris")
+    table_id, store = table(db), TableStore(db)
+    ids = {name: _id(db, name) for name in ("anna", "boris")}
+    hand_id = store.begin_hand(table_id, doc(), antes("anna", "boris"), stacks=False)
+    taken: list[object] = []
+    given: list[object] = []
+    event.listen(db.engine, "checkout", lambda *a: taken.append(a[0]))
+    event.listen(db.engine, "checkin", lambda *a: given.append(a[0]))
+    store.record(hand_id, doc("anna"), [Transfer(20, "anna", "pot", "bet")], False, False)
+    assert store.standing(table_id, ids, False, False) == ({"anna": 70, "boris": 90}, {})
+    assert taken == given == []
+    with db.core() as outer, db.core() as inner:
+        assert inner is not outer
+        assert (
+            outer.exec_driver_sql("SELECT 1").scalar() == inner.exec_driver_sql("SELECT 1").scalar()
+        )
+    assert len(taken) == len(given) == 1
+    db.dispose()
+    assert len(given) == 2
+
+
+def test_nobodys_money_is_no_statement(db: Database) -> None:
+    """An empty table's money (no names) is an empty answer, read without a statement: the
+    «Готов»'s SELECT is written per count of names, and none is written for none."""
+    table_id, store = table(db), TableStore(db)
+    statements: list[str] = []
+    event.listen(db.engine, "before_cursor_execute", lambda *a: statements.append(a[2]))
+    assert store.money(table_id, [], False) == {}
+    assert store.standing(table_id, {}, stacks=True, practice=False) == ({}, {})
+    assert statements == []
