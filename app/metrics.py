@@ -11,6 +11,8 @@ app/health.py's `AppCollector`; nothing has to keep those numbers up to date.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from prometheus_client import CollectorRegistry, Counter, Histogram, disable_created_metrics
 
 disable_created_metrics()  # the `_created` series only double the output
@@ -29,6 +31,14 @@ ACTION_SECONDS = Histogram(
     buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5),
     registry=REGISTRY,
 )
+LOOP_LATE = Histogram(
+    "svara_event_loop_late_seconds",
+    "How late the server's event loop wakes a timer of LOOP_PERIOD: every table waits as long",
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0),
+    registry=REGISTRY,
+)
+#: Seconds between two looks at the event loop (`watch_the_loop`).
+LOOP_PERIOD = 0.1
 DATABASE_ERRORS = Counter(
     "svara_database_errors", "Errors the database driver raised", registry=REGISTRY
 )
@@ -39,3 +49,13 @@ PROTOCOL = "protocol"
 def refused(code: str | None) -> None:
     """Count one refused client event."""
     REFUSED.labels(code=code or PROTOCOL).inc()
+
+
+def watch_the_loop(sleep: Callable[[float], object], clock: Callable[[], float]) -> None:
+    """Forever: sleep LOOP_PERIOD on the event loop and count how late it woke (LOOP_LATE).
+    Under eventlet one thread serves every table, so a late wake-up is a wait every player
+    had: the server's own share of a slow update, apart from the network and the client's."""
+    while True:
+        asked = clock()
+        sleep(LOOP_PERIOD)
+        LOOP_LATE.observe(max(0.0, clock() - asked - LOOP_PERIOD))

@@ -21,12 +21,14 @@ How a run goes:
 from __future__ import annotations
 
 import asyncio
+import gc
 import multiprocessing as mp
 import queue
 import random
 import statistics
 import threading
 import time
+import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -52,6 +54,8 @@ SLOW_TIMERS = {"turn_seconds": 600, "ready_seconds": 600, "svara_seconds": 600}
 MONEY = 10_000_000  # each bot's balance: random play never runs it out in a run
 CONNECT_AT_ONCE = 25  # connections opened concurrently per worker
 WAIT = 60.0
+#: A full-collection threshold never reached in a bounded run (`quiet_collector`).
+NEVER = 10**9
 
 
 class _OrJson:
@@ -282,6 +286,18 @@ class TableRun:
 
 
 # --- a worker process -------------------------------------------------------------------------
+def quiet_collector() -> None:
+    """No full collection of a worker's heap while it plays: a worker stands for a thousand
+    or two browsers, which do not stop together; its full collections (0.3–1 s over 2,000
+    clients, finding nothing) held every one of its clients, and were counted as the
+    server's latency (docs/performance.md, «The load generator's own pauses»). What its
+    connecting made is frozen out of the walk; a run is bounded, so is what it keeps."""
+    gc.collect()
+    gc.freeze()
+    young, middle, _ = gc.get_threshold()
+    gc.set_threshold(young, middle, NEVER)
+
+
 def _worker(
     url: str,
     seatings: list[Seating],
@@ -321,6 +337,7 @@ async def _play(
             tally.seated += 1
 
     await asyncio.gather(*(enter(b) for b in bots))
+    quiet_collector()
     out.put(("ready", tally.connected))
     await asyncio.get_running_loop().run_in_executor(None, go.wait)
     cpu = time.process_time()
@@ -392,6 +409,18 @@ class Result:
     refused: dict[str, int]
     samples: list[Sample]
     client_cpu: float  # CPU seconds of all load workers while playing
+    # How late the server's event loop woke its timer while playing (`svara_event_loop_late_
+    # seconds` of the server at the run's URL): bucket bound in seconds → wake-ups up to it.
+    late: dict[float, float] = field(default_factory=dict)
+
+    def late_quantile(self, q: float) -> float | None:
+        """The bucket bound (ms) within which `q` % of the loop's wake-ups came: the server's
+        own share of the latency, beside the clients' figures."""
+        total = max(self.late.values(), default=0.0)
+        for bound, count in sorted(self.late.items()):
+            if count >= total * q / 100 and total:
+                return bound * 1000
+        return None
 
     def percentile(self, q: float) -> float | None:
         """The q-th percentile of the latencies in milliseconds (None without samples)."""
@@ -424,6 +453,8 @@ class Result:
             "rss_kb_per_player": round(max(rss) / 1024 / self.players) if rss else None,
             "server_fds": max(s.fds for s in self.samples) if self.samples else None,
             "client_cpu_pct": round(100 * self.client_cpu / self.seconds, 1),
+            "loop_late_p50_ms": self.late_quantile(50),
+            "loop_late_p99_ms": self.late_quantile(99),
             "refused": self.refused,
         }
 
@@ -461,6 +492,21 @@ def by_minute(result: Result) -> list[dict[str, Any]]:
     ]
 
 
+LATE_BUCKET = 'svara_event_loop_late_seconds_bucket{le="'
+
+
+def loop_late(url: str) -> dict[float, float]:
+    """The server's event-loop lateness so far, from its /metrics (loopback: no login)."""
+    with urllib.request.urlopen(f"{url}/metrics", timeout=WAIT) as answer:
+        text = answer.read().decode()
+    late = {}
+    for line in text.splitlines():
+        if line.startswith(LATE_BUCKET):
+            bound, _, count = line[len(LATE_BUCKET) :].partition('"} ')
+            late[float(bound)] = float(count)
+    return late
+
+
 def _round(value: float | None) -> float | None:
     return None if value is None else round(value, 1)
 
@@ -493,9 +539,11 @@ def run_tables(
             kind, count = _next(out, processes)
             assert kind == "ready"
             connected += count
+        before = loop_late(url)
         with Sampler(server_pid).running() as sampler:
             go.set()
             tallies = [_next(out, processes, seconds + WAIT) for _ in processes]
+        late = {bound: n - before.get(bound, 0.0) for bound, n in loop_late(url).items()}
     finally:
         for p in processes:
             p.join(timeout=WAIT)
@@ -522,6 +570,7 @@ def run_tables(
         merged.refused,
         sampler.samples,
         merged.cpu_seconds,
+        late,
     )
 
 

@@ -147,11 +147,16 @@ def run(app: Any, host: str, port: int, ready: Any, tls: TlsFiles | None = None)
     gc_for_serving()
     try:
         if async_mode == "eventlet":
+            import time
+
             import eventlet
             import eventlet.wsgi
 
+            from app import metrics
+
             with _listening(host, port):
                 listener = eventlet.listen((host, port))
+            eventlet.spawn(metrics.watch_the_loop, eventlet.sleep, time.monotonic)
             ready(_address(host, listener.getsockname()[1], tls is not None))
             base: type = eventlet.wsgi.HttpProtocol
             if tls is not None:

@@ -98,6 +98,32 @@ def test_metrics_count_players_tables_hands_actions_and_refusals(served: Server)
             p.close()
 
 
+def test_a_stalled_event_loop_is_counted_late(served: Server) -> None:
+    """The server stopped for STALL seconds (SIGSTOP, SIGCONT): its event loop wakes its
+    timer that late, and `/metrics` says so in `svara_event_loop_late_seconds` — the
+    server's own share of a slow update, apart from the network's and the clients'."""
+    stall, bound = 0.6, ("le", "0.25")
+
+    def beyond() -> float:
+        """Wake-ups counted later than `bound` so far."""
+        got = samples(requests.get(served.url + "/metrics", timeout=WAIT).text)
+        name = "svara_event_loop_late_seconds"
+        return got[(f"{name}_count", ())] - got[(f"{name}_bucket", (bound,))]
+
+    until_healthy(served.url)
+    before = beyond()
+    os.kill(served.process.pid, signal.SIGSTOP)
+    try:
+        threading.Event().wait(stall)  # the stall itself, not a wait for anything
+    finally:
+        os.kill(served.process.pid, signal.SIGCONT)
+    deadline = time.monotonic() + WAIT
+    while beyond() == before:  # the late wake-up is counted once the loop runs again
+        assert time.monotonic() < deadline, "the stall was never counted"
+        threading.Event().wait(0.05)
+    assert beyond() > before
+
+
 def test_only_this_machine_and_administrators_are_answered(served: Server) -> None:
     """Through the trusted proxy a visitor's own address counts: 404 for him, the page for
     a logged-in administrator."""
