@@ -46,7 +46,7 @@ from typing import Any
 import orjson
 from flask import current_app
 from sqlalchemy import Connection, Dialect, Engine, Insert, Select, Update, event
-from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlmodel import Session, create_engine
 
@@ -319,7 +319,7 @@ def run(
     one row of `params`, or several (a sequence) at once; returns the rows it gives (a SELECT,
     a RETURNING). Under SQLite it waits out another process's lock until the deadline of
     `Database.core` (none outside it: it fails at once), as a session's statements do; a
-    driver's error comes out as SQLAlchemy's, as from `Connection.execute`. Engine-level
+    driver's error fails as in `Connection.execute` (its `_handle_dbapi_exception`). Engine-level
     `before_cursor_execute` listeners are told of it (a test's or benchmark's count)."""
     rows: Sequence[Params]
     if isinstance(params, Mapping):
@@ -349,9 +349,9 @@ def run(
             call(prepared.sql, values)
         return cursor.fetchall() if cursor.description is not None else []
     except dialect.loaded_dbapi.Error as failure:
-        raise DBAPIError.instance(
-            prepared.sql, values, failure, dialect.loaded_dbapi.Error, dialect=dialect
-        ) from failure
+        # As `Connection.execute` fails: wrapped as SQLAlchemy's error, the engine's
+        # `handle_error` listeners told (the metrics' count), a lost connection invalidated.
+        connection._handle_dbapi_exception(failure, prepared.sql, values, cursor, None)
     finally:
         cursor.close()
 

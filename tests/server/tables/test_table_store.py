@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from sqlalchemy import event, func
+from sqlalchemy.exc import IntegrityError
 from sqlmodel import col, select
 
 from app import ledger, migrations
@@ -251,19 +252,19 @@ def test_the_tables_statements_skip_sqlalchemys_execute(db: Database) -> None:
     (`app.models.db.run`), not through `Connection.execute` (its cache key, execution context
     and result object: its `before_execute` hears nothing), and the cursor still runs each
     of them once."""
-    people(db, "anna", "boris", "carl")
+    people(db, "Иван", "Ёж", "Мария")
     table_id, store = table(db), TableStore(db)
-    ids = {name: _id(db, name) for name in ("anna", "boris", "carl")}
-    hand_id = store.begin_hand(table_id, doc(), antes("anna", "boris", "carl"), stacks=False)
+    ids = {name: _id(db, name) for name in ("Иван", "Ёж", "Мария")}
+    hand_id = store.begin_hand(table_id, doc(), antes("Иван", "Ёж", "Мария"), stacks=False)
     executed: list[object] = []
     statements: list[str] = []
     event.listen(db.engine, "before_execute", lambda *a: executed.append(a[1]))
     event.listen(db.engine, "before_cursor_execute", lambda *a: statements.append(a[2]))
-    store.record(hand_id, doc("anna"), [Transfer(20, "anna", "pot", "bet")], False, False)
+    store.record(hand_id, doc("Иван"), [Transfer(20, "Иван", "pot", "bet")], False, False)
     assert [s.split()[0] for s in statements] == ["UPDATE", "INSERT", "UPDATE"]
     statements.clear()
     assert store.standing(table_id, ids, False, False) == (
-        {"anna": 70, "boris": 90, "carl": 90},
+        {"Иван": 70, "Ёж": 90, "Мария": 90},
         {},
     )
     assert [s.split()[0] for s in statements] == ["SELECT", "SELECT"]
@@ -337,6 +338,8 @@ def _play(db: Database) -> dict[str, Any]:
     store.record(hand_id, doc("Ёж"), [Transfer(20, "Ёж", "pot", "bet")], False, False)
     standing = store.standing(table_id, ids, stacks=False, practice=False)
     assert executed == []
+    with pytest.raises(ledger.LedgerError, match="no user named"):  # a name is its own case
+        store.money(table_id, ["иван петров"], False)
     end = [Transfer(45, "pot", "Мария 🌸", "award"), Transfer(5, "pot", "house", "rake")]
     store.record(hand_id, doc("Ёж", "Мария 🌸"), end, False, True)  # opens the house's account
     with db.session() as s:
@@ -373,16 +376,16 @@ def test_sqlites_turns_share_one_connection(db: Database) -> None:
     writers take turns (`Database.core`), so an action and a «Готов» take no connection from
     the pool: they share one, held from turn to turn. A turn taken inside another (the same
     thread) gets a connection of its own; `dispose` gives the held one back."""
-    people(db, "anna", "boris")
+    people(db, "Иван", "Ёж")
     table_id, store = table(db), TableStore(db)
-    ids = {name: _id(db, name) for name in ("anna", "boris")}
-    hand_id = store.begin_hand(table_id, doc(), antes("anna", "boris"), stacks=False)
+    ids = {name: _id(db, name) for name in ("Иван", "Ёж")}
+    hand_id = store.begin_hand(table_id, doc(), antes("Иван", "Ёж"), stacks=False)
     taken: list[object] = []
     given: list[object] = []
     event.listen(db.engine, "checkout", lambda *a: taken.append(a[0]))
     event.listen(db.engine, "checkin", lambda *a: given.append(a[0]))
-    store.record(hand_id, doc("anna"), [Transfer(20, "anna", "pot", "bet")], False, False)
-    assert store.standing(table_id, ids, False, False) == ({"anna": 70, "boris": 90}, {})
+    store.record(hand_id, doc("Иван"), [Transfer(20, "Иван", "pot", "bet")], False, False)
+    assert store.standing(table_id, ids, False, False) == ({"Иван": 70, "Ёж": 90}, {})
     assert taken == given == []
     with db.core() as outer, db.core() as inner:
         assert inner is not outer
@@ -403,3 +406,17 @@ def test_nobodys_money_is_no_statement(db: Database) -> None:
     assert store.money(table_id, [], False) == {}
     assert store.standing(table_id, {}, stacks=True, practice=False) == ({}, {})
     assert statements == []
+
+
+def test_a_failing_statement_on_the_cursor_fails_as_sqlalchemys(db: Database) -> None:
+    """A statement the driver refuses on the cursor path (`app.models.db.run`) fails as
+    through `Connection.execute`: SQLAlchemy's error, the engine's `handle_error` told (it
+    counts `svara_database_errors_total`, app/health.py), nothing written (C-0.3)."""
+    people(db, "Иван")
+    heard: list[object] = []
+    event.listen(db.engine, "handle_error", lambda context: heard.append(context.statement))
+    rows = ledger._movement([(10**6, 5)], "bet", None, None, "«Дал»")  # no such account
+    with pytest.raises(IntegrityError), db.core() as c:  # (foreign keys are on)
+        ledger._run(c, ledger.INSERT_ROWS, rows)
+    assert len(heard) == 1 and str(heard[0]).startswith("INSERT INTO ledger")
+    books_ok(db)
