@@ -1,15 +1,17 @@
 """Server load: N full classic tables of bots on one `svara serve` process (eventlet).
 
 Run: .venv/bin/python -m benchmarks.bench_load [--tables 10 50 125] [--seats 8]
-     [--pace 2 0] [--seconds 60] [--workers 2] [--profile DIR] [--soak SECONDS]
+     [--pace 2 0] [--seconds 60] [--warmup 0] [--workers 2] [--profile DIR] [--soak SECONDS]
 
 For each N and each pace a fresh server on a fresh instance folder (loopback, any free
 port) gets N tables of `--seats` bots (`benchmarks.loadgen`); after every bot is connected
-and seated they play for `--seconds`. `--pace 2` thinks 1–3 s before each decision (a
-person); `--pace 0` answers at once (full speed). Prints one JSON line per run: action →
-update latency p50/p95/p99 at the other seats, actions/s, and the server's mean CPU (% of
-one core), peak RSS and open file descriptors. `--profile DIR` records the server with
-py-spy for each run (collapsed stacks per run, DIR/load-N-pace.txt).
+and seated they play for `--warmup` seconds untimed (every table starts at once: a burst of
+«Готов» people would not make together), then `--seconds` timed. `--pace 2` thinks 1–3 s
+before each decision (a person); `--pace 0` answers at once (full speed). Prints one JSON
+line per run: action → update latency p50/p95/p99 at the other seats, actions/s, and the
+server's mean CPU (% of one core), peak RSS and open file descriptors. `--profile DIR`
+records the server with py-spy for each run (collapsed stacks per run,
+DIR/load-N-pace.txt).
 
 `--soak SECONDS`: one run (the first `--tables` and `--pace`) of that length instead, which
 prints the server's RSS per connected player minute by minute, then the summary with the
@@ -39,6 +41,7 @@ def one_run(
     workers: int,
     profile: Path | None,
     soak: bool = False,
+    warmup: float = 0.0,
 ) -> dict[str, object]:
     with tempfile.TemporaryDirectory(prefix="svara-load-") as folder:
         instance = Path(folder)
@@ -55,7 +58,13 @@ def one_run(
                 )  # fmt: skip
             try:
                 result = run_tables(
-                    server.url, server.process.pid, seatings, pace, seconds, workers=workers
+                    server.url,
+                    server.process.pid,
+                    seatings,
+                    pace,
+                    seconds,
+                    workers=workers,
+                    warmup=warmup,
                 )
             finally:
                 if spy is not None:  # py-spy writes its record when interrupted
@@ -74,21 +83,39 @@ def main() -> None:
     parser.add_argument("--seats", type=int, default=8)
     parser.add_argument("--pace", type=float, nargs="+", default=[2.0, 0.0])
     parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--warmup", type=float, default=0.0, metavar="SECONDS")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--profile", type=Path, default=None)
     parser.add_argument("--soak", type=float, default=None, metavar="SECONDS")
     args = parser.parse_args()
+    if args.warmup < 0:
+        parser.error("--warmup takes a number of seconds, 0 or more")
     if args.soak is not None:
         if args.soak <= 0:
             parser.error("--soak takes a number of seconds above 0")
         row = one_run(
-            args.tables[0], args.seats, args.pace[0], args.soak, args.workers, args.profile, True
+            args.tables[0],
+            args.seats,
+            args.pace[0],
+            args.soak,
+            args.workers,
+            args.profile,
+            True,
+            args.warmup,
         )
         print(json.dumps(row, ensure_ascii=False), flush=True)
         return
     for tables in args.tables:
         for pace in args.pace:
-            row = one_run(tables, args.seats, pace, args.seconds, args.workers, args.profile)
+            row = one_run(
+                tables,
+                args.seats,
+                pace,
+                args.seconds,
+                args.workers,
+                args.profile,
+                warmup=args.warmup,
+            )
             print(json.dumps(row, ensure_ascii=False), flush=True)
 
 

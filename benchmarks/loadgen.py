@@ -306,9 +306,12 @@ def _worker(
     go: Any,
     out: Any,
     seconds: float,
+    warmup: float,
 ) -> None:
-    """Connect and seat every bot, say so, wait for `go`, play `seconds`, report a Tally."""
-    out.put(asyncio.run(_play(url, seatings, pace, seed, go, out, seconds)))
+    """Connect and seat every bot, say so, wait for `go`, play `warmup` untimed and
+    `seconds` timed, report a Tally, then close the bots (their disconnecting is not part
+    of what the run measures)."""
+    asyncio.run(_play(url, seatings, pace, seed, go, out, seconds, warmup))
 
 
 async def _play(
@@ -319,7 +322,8 @@ async def _play(
     go: Any,
     out: Any,
     seconds: float,
-) -> Tally:
+    warmup: float = 0.0,
+) -> None:
     tally = Tally()
     rng = random.Random(seed)
     runs = [TableRun(tally, pace, rng, playing=False) for _ in seatings]
@@ -340,17 +344,20 @@ async def _play(
     quiet_collector()
     out.put(("ready", tally.connected))
     await asyncio.get_running_loop().run_in_executor(None, go.wait)
-    cpu = time.process_time()
     for run in runs:
-        run.playing = run.timing = True
+        run.playing = True
     for bot in bots:
         bot.consider()
+    await asyncio.sleep(warmup)  # every table's first «Готов» at once: not timed
+    cpu = time.process_time()
+    for run in runs:
+        run.timing = True
     await asyncio.sleep(seconds)
     for run in runs:
         run.playing = run.timing = False
     tally.cpu_seconds = time.process_time() - cpu
+    out.put(("played", tally))  # before the closing: the server's figures stop here
     await asyncio.gather(*(b.close() for b in bots), return_exceptions=True)
-    return tally
 
 
 # --- the server's resources ---------------------------------------------------------------------
@@ -519,15 +526,22 @@ def run_tables(
     seconds: float,
     workers: int = 2,
     seed: int = 0,
+    warmup: float = 0.0,
 ) -> Result:
-    """Play `seatings` for `seconds` with `workers` client processes; measure the server."""
+    """Play `seatings` for `seconds` with `workers` client processes; measure the server.
+
+    At `go` every table's players answer «Готов» within one pace, all 500 tables' at once
+    where people would trickle in; `warmup` seconds of play before the timed `seconds`
+    keep that start out of the figures (docs/performance.md, «The synchronised start»)."""
     context = mp.get_context("spawn")  # no inherited sockets or threads
     go = context.Event()
     out = context.Queue()
     shares = [seatings[i::workers] for i in range(workers) if seatings[i::workers]]
     processes = [
         context.Process(
-            target=_worker, args=(url, share, pace, seed + i, go, out, seconds), daemon=True
+            target=_worker,
+            args=(url, share, pace, seed + i, go, out, seconds, warmup),
+            daemon=True,
         )
         for i, share in enumerate(shares)
     ]
@@ -539,18 +553,20 @@ def run_tables(
             kind, count = _next(out, processes)
             assert kind == "ready"
             connected += count
+        go.set()
+        time.sleep(warmup)
         before = loop_late(url)
         with Sampler(server_pid).running() as sampler:
-            go.set()
-            tallies = [_next(out, processes, seconds + WAIT) for _ in processes]
+            played = [_next(out, processes, seconds + WAIT) for _ in processes]
         late = {bound: n - before.get(bound, 0.0) for bound, n in loop_late(url).items()}
     finally:
         for p in processes:
             p.join(timeout=WAIT)
             if p.is_alive():
                 p.kill()
+    assert all(kind == "played" for kind, _ in played)
     merged = Tally()
-    for t in tallies:
+    for _, t in played:
         merged.latencies += t.latencies
         merged.actions += t.actions
         merged.hands += t.hands
