@@ -15,7 +15,7 @@ import os
 import resource
 import signal
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,8 +30,11 @@ if TYPE_CHECKING:  # imported after eventlet's monkey patching, in `serve`
     from app.tls import TlsFiles
 
 ASYNC_MODE_ENV = "SVARA_ASYNC_MODE"
-#: Middle-generation collections between two full ones while serving (Python's default: 10).
-FULL_COLLECTION_AFTER = 100
+#: Seconds between two full collections while serving: on a clock, not after a count of
+#: middle ones (Python's own policy), which came every 25–60 s at 4,000 players.
+FULL_COLLECTION_EVERY = 300.0
+#: A full-collection threshold Python never reaches: `collect_on_a_clock` makes them.
+NEVER = 2**31 - 1
 #: Seconds a stopping server gives its requests in flight before it ends its connections.
 STOP_GRACE = 1.0
 
@@ -157,6 +160,7 @@ def run(app: Any, host: str, port: int, ready: Any, tls: TlsFiles | None = None)
             with _listening(host, port):
                 listener = eventlet.listen((host, port))
             eventlet.spawn(metrics.watch_the_loop, eventlet.sleep, time.monotonic)
+            eventlet.spawn(collect_on_a_clock, eventlet.sleep)
             ready(_address(host, listener.getsockname()[1], tls is not None))
             base: type = eventlet.wsgi.HttpProtocol
             if tls is not None:
@@ -175,10 +179,13 @@ def run(app: Any, host: str, port: int, ready: Any, tls: TlsFiles | None = None)
             )
         elif async_mode == "threading":
             import logging
+            import threading
+            import time
 
             from werkzeug.serving import make_server
 
             logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no line per request
+            threading.Thread(target=collect_on_a_clock, args=(time.sleep,), daemon=True).start()
 
             context = tls.ssl_context() if tls is not None else None
             with _listening(host, port):
@@ -293,20 +300,30 @@ def open_files_for(connections: int) -> int:
 
 
 def gc_for_serving() -> None:
-    """The cyclic garbage collector's policy while serving.
+    """The cyclic garbage collector's policy while serving (docs/performance.md, «The
+    garbage collector» and «Full collections on a clock»).
 
     A full collection walks every object and, under eventlet, holds every table meanwhile:
-    ~220 ms at 1,000 players, every 8–14 s, which was the whole p99 tail of the load benchmark
-    (docs/performance.md, «Server load»). What start-up made (the libraries, the app, the
-    scoring tables) lives as long as the process, so it is frozen out of the collector's
-    walk (~110 ms then); and full collections come ten times less often (after 100 middle
-    ones instead of 10). Little is left for them: a table's data is freed by reference
-    counting (tests/load/test_soak.py holds the memory flat).
+    ~220 ms at 1,000 players, 0.3–1 s at 4,000. What start-up made (the libraries, the app,
+    the scoring tables) lives as long as the process, so it is frozen out of the collector's
+    walk; and Python makes no full collection itself: `collect_on_a_clock` does, every
+    FULL_COLLECTION_EVERY seconds. While tables play they found nothing (a table's data is
+    freed by reference counting); what they find is the closed connections' cycles, which
+    wait for the clock: bounded by the time, and tests/load/test_soak.py holds the memory flat.
     """
     gc.collect()
     gc.freeze()
     young, middle, _ = gc.get_threshold()
-    gc.set_threshold(young, middle, FULL_COLLECTION_AFTER)
+    gc.set_threshold(young, middle, NEVER)
+
+
+def collect_on_a_clock(sleep: Callable[[float], object]) -> None:
+    """Forever: sleep FULL_COLLECTION_EVERY seconds (on the event loop under eventlet), then
+    make a full collection: one pause every few minutes whatever the number of players,
+    where Python's count of middle collections came faster the more players there were."""
+    while True:
+        sleep(FULL_COLLECTION_EVERY)
+        gc.collect()
 
 
 @contextmanager

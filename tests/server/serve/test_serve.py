@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import re
 import resource
@@ -10,6 +11,7 @@ import socket
 import stat
 import subprocess
 import sys
+import weakref
 from pathlib import Path
 
 import pytest
@@ -20,6 +22,7 @@ from sqlmodel import select
 from app import migrations
 from app.lobby.service import DEMO_NAME
 from app.models import Database, Table, User
+from cli.serve import FULL_COLLECTION_EVERY, collect_on_a_clock
 
 from ..conftest import ASYNC_MODES, PASSWORD, SVARA, WAIT, Browser, start_server, stopped
 
@@ -99,20 +102,61 @@ def test_serve_raises_its_open_files_limit_for_its_connections(tmp_path: Path) -
         server.stop()
 
 
-def test_serving_freezes_start_up_and_makes_full_collections_rarer() -> None:
+def test_serving_freezes_start_up_and_leaves_full_collections_to_a_clock() -> None:
     """cli/serve.py `gc_for_serving` (a full collection held every table ~220 ms at 1,000
-    players): start-up's objects frozen out of the collector's walk, full collections
-    after FULL_COLLECTION_AFTER middle ones. Run in a fresh interpreter: it is global."""
+    players, 0.3–1 s at 4,000): start-up's objects frozen out of the collector's walk, and
+    Python makes no full collection itself (`collect_on_a_clock` does). Run in a fresh
+    interpreter: it is global."""
     probe = (
-        "import gc; from cli.serve import FULL_COLLECTION_AFTER, gc_for_serving;"
+        "import gc; from cli.serve import NEVER, gc_for_serving;"
         "young, middle, _ = gc.get_threshold(); gc_for_serving();"
         "print(gc.get_freeze_count() > 10_000,"
-        " gc.get_threshold() == (young, middle, FULL_COLLECTION_AFTER) != (young, middle, 10))"
+        " gc.get_threshold() == (young, middle, NEVER) != (young, middle, 10))"
     )
     done = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, timeout=WAIT, check=True
     )
     assert done.stdout.split() == ["True", "True"], done.stderr
+
+
+class _Cycle:
+    """Garbage only a full collection frees: it refers to itself."""
+
+    def __init__(self) -> None:
+        self.me = self
+
+
+class _Stop(Exception):
+    pass
+
+
+def test_full_collections_come_on_the_clock() -> None:
+    """`collect_on_a_clock` sleeps FULL_COLLECTION_EVERY, then frees what only a cycle
+    keeps, again and again (automatic collections off meanwhile: only it can free them)."""
+    left: list[weakref.ref[_Cycle]] = []
+    slept: list[float] = []
+
+    def sleep(seconds: float) -> None:
+        slept.append(seconds)
+        if left:
+            assert left[-1]() is None, "the cycle left before this sleep was not collected"
+        if len(slept) == 3:
+            raise _Stop
+        cycle = _Cycle()
+        left.append(weakref.ref(cycle))
+        del cycle
+        assert left[-1]() is not None  # only a collection frees it
+
+    automatic = gc.isenabled()
+    gc.disable()
+    try:
+        with pytest.raises(_Stop):
+            collect_on_a_clock(sleep)
+    finally:
+        if automatic:
+            gc.enable()
+    assert slept == [FULL_COLLECTION_EVERY] * 3
+    assert len(left) == 2 and all(ref() is None for ref in left)
 
 
 @pytest.mark.parametrize("async_mode", ASYNC_MODES)
