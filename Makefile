@@ -5,7 +5,8 @@ STAMP := $(VENV)/.installed
 
 .PHONY: run test test-fast lint system-deps
 
-$(STAMP): pyproject.toml
+# setup.py and rtc/_forward.c: the SFU's compiled forwarding is built by the install.
+$(STAMP): pyproject.toml setup.py rtc/_forward.c
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[dev]'
@@ -13,6 +14,11 @@ $(STAMP): pyproject.toml
 
 # Debian's Chromium drives the browser tests (never a downloaded browser).
 system-deps:
+	@# A C compiler and Python's headers build rtc/_forward.c (the SFU's forwarding) at install.
+	@test -x /usr/bin/cc && python3 -c 'import sysconfig, os, sys; \
+	  sys.exit(not os.path.exists(sysconfig.get_path("include") + "/Python.h"))' || { \
+	  apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq build-essential python3-dev; }
 	@test -x /usr/bin/chromium || { apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
 	@# Chat lines may hold emoji: a colour emoji font draws them (the bots' avatars are SVG).
