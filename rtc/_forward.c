@@ -537,8 +537,8 @@ static PyObject *forward(PyObject *module, PyObject *const *args, Py_ssize_t nar
     long dropped = 0;
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(streams); i++) {
         PyObject *item = PyList_GET_ITEM(streams, i);
-        if (!PyObject_TypeCheck(item, &StreamType)) {
-            PyErr_SetString(PyExc_TypeError, "forward's streams are Streams");
+        if (!PyObject_TypeCheck(item, &StreamType) || ((Stream *)item)->sender == NULL) {
+            PyErr_SetString(PyExc_TypeError, "forward's streams are initialised Streams");
             return NULL;
         }
         Stream *stream = (Stream *)item;
