@@ -2,11 +2,11 @@
 
 A slot's sender keeps the same track for the whole connection (swapping tracks under an
 aiortc sender leaves it waiting on a stopped relay track, docs/architecture.md); the SFU
-pushes packets into the gate as they arrive, and when nothing is pushed (mic off, listen
-off, free slot) the sender simply sends nothing. `Renumbering` (compiled, rtc/_forward.c: each
-listener's `Stream` is one) gives each outgoing stream its own consistent RTP sequence numbers
-and timestamps: within one source a lost packet
-stays a gap and a late one keeps its place (the listener's browser conceals and reorders,
+forwards packets to the gate's stream as they arrive, and when nothing is forwarded (mic
+off, listen off, free slot) the sender simply sends nothing. `Renumbering` (compiled,
+rtc/_forward.c; each listener's `Stream` is one) gives each outgoing stream its own
+consistent RTP sequence numbers and timestamps: within one source a lost packet stays a gap
+and a late one keeps its place (the listener's browser conceals and reorders,
 docs/voice-protocol.md); a new source (another publisher, the same player after a
 reconnect) or a jump after a pause continues the stream where it was, so the browser sees
 one continuous stream on the slot's SSRC.

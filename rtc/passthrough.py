@@ -7,10 +7,18 @@ loss about 5× — and reaches the track at once with its RTP sequence number an
 Senders of a `RelayedTrack` send each packet with the sequence number and timestamp the
 track gives (rtc.gate rewrites them per outgoing stream), so a gap stays a gap and the
 listener's browser conceals and reorders, with Opus in-band FEC (`opus_answer`). They send
-it as it is pushed, from the publisher's forwarding task (`_Sending`: the header written
-in, the listener's SRTP session, the ICE pair's socket), not from aiortc's sending loop,
+it as it is forwarded, from the publisher's forwarding task, not from aiortc's sending loop,
 which cost a task, an `RtpPacket` and datetimes per listener and packet
-(docs/performance.md «Half the CPU»).
+(docs/performance.md «Half the CPU»): the publisher's `Listeners` hand each packet to the
+compiled forwarding (rtc/_forward.c), which for every listener's `_Sending` (a
+`_forward.Stream`) numbers it, writes the header, encrypts it with the listener's SRTP
+session — libsrtp's `srtp_protect` in pylibsrtp's own binding, called through its address
+on the session's `srtp_t`, so no second libsrtp — and writes it to the UDP socket of his ICE
+pair, all in C: one call per received packet, not a chain of Python calls per listener.
+Python keeps the routes, what a RED packet becomes per kind of listener (`red_variants`),
+the answers to NACKs (from the stream's `history`, which the C side fills), the TURN relays
+(`_Sending.relay`: aioice frames the data), a newly nominated ICE pair (`retarget`) and a
+listener whose stream fails (`fail`: logged, his gate stopped).
 
 aiortc's receiver always decodes: `RTCRtpReceiver.receive` starts a decoder thread
 (`aiortc.rtcrtpreceiver.decoder_worker`), and every packet passes aioice's queue, the DTLS
@@ -715,7 +723,7 @@ def send_datagram(protocol: StunProtocol, data: bytes, address: tuple[str, int])
 
 async def _run_rtp(self: RTCRtpSender, codec: RTCRtpCodecParameters) -> None:
     """aiortc's sending loop, except for a RelayedTrack: its packets keep their numbers and
-    are sent as they are pushed (`_Sending`); the loop only waits for the track's end."""
+    are sent as they are forwarded (`_Sending`); the loop only waits for the track's end."""
     if not isinstance(self.track, RelayedTrack):
         await _original_run_rtp(self, codec)
         return

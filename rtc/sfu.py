@@ -3,8 +3,8 @@
 The browser offers its mic plus (seats − 1) receive-only slots and the SFU only answers
 (Chrome rejects aiortc's re-offers, docs/architecture.md), asking for Opus in-band FEC. Each
 publisher's received Opus packets (passed through as they arrive, never buffered or
-decoded: rtc.passthrough) are pushed by one forwarding task into the gate track of every
-slot that carries that publisher, as the pure
+decoded: rtc.passthrough) are sent by one forwarding task, in one compiled call per packet,
+to the stream of every slot that carries that publisher, as the pure
 `Room` says: mic off → no routes from the player, listen off → no routes to them.
 """
 
@@ -274,7 +274,7 @@ class Sfu:
         return receiver.track
 
     async def _forward(self, peer: Peer, track: MediaStreamTrack) -> None:
-        """Push each packet of `peer`'s mic into the gates of those who hear it."""
+        """Send each packet of `peer`'s mic to the slots of those who hear it (`Listeners`)."""
         room = self.rooms[peer.table]
         logged = -BACKLOG_LOG_INTERVAL
         loop = asyncio.get_running_loop()
