@@ -2,7 +2,7 @@
 (the README's layout) and are shipped inside the `app` package of the wheel, where
 app/__init__.py finds them when installed (docs/hosting.md «Installing»); and the SFU's
 compiled forwarding (rtc/_forward.c, docs/voice-protocol.md «Forwarding»), which needs a C
-compiler and Python's headers (`make system-deps`). It links no libsrtp: it calls the one in
+compiler and Python's headers (`make build-deps`). It links no libsrtp: it calls the one in
 pylibsrtp's binding through the addresses Python hands it."""
 
 from setuptools import Extension, find_namespace_packages, setup
