@@ -3,16 +3,24 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-fast lint system-deps
+.PHONY: run test test-fast lint system-deps build-deps
 
-$(STAMP): pyproject.toml
+# setup.py and rtc/_forward.c: the SFU's compiled forwarding is built by the install.
+$(STAMP): pyproject.toml setup.py rtc/_forward.c | build-deps
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[dev]'
 	touch $(STAMP)
 
+# A C compiler and Python's headers build rtc/_forward.c (the SFU's forwarding) at install.
+build-deps:
+	@test -x /usr/bin/cc && python3 -c 'import sysconfig, os, sys; \
+	  sys.exit(not os.path.exists(sysconfig.get_path("include") + "/Python.h"))' || { \
+	  apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq build-essential python3-dev; }
+
 # Debian's Chromium drives the browser tests (never a downloaded browser).
-system-deps:
+system-deps: build-deps
 	@test -x /usr/bin/chromium || { apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
 	@# Chat lines may hold emoji: a colour emoji font draws them (the bots' avatars are SVG).

@@ -1,8 +1,11 @@
 """What pyproject.toml cannot say: templates/ and static/ stay top-level folders of the checkout
 (the README's layout) and are shipped inside the `app` package of the wheel, where
-app/__init__.py finds them when installed (docs/hosting.md «Installing»)."""
+app/__init__.py finds them when installed (docs/hosting.md «Installing»); and the SFU's
+compiled forwarding (rtc/_forward.c, docs/voice-protocol.md «Forwarding»), which needs a C
+compiler and Python's headers (`make build-deps`). It links no libsrtp: it calls the one in
+pylibsrtp's binding through the addresses Python hands it."""
 
-from setuptools import find_namespace_packages, setup
+from setuptools import Extension, find_namespace_packages, setup
 
 #: Packages of the wheel made of a checkout folder elsewhere.
 WEB = {"app.templates": "templates", "app.static": "static"}
@@ -20,4 +23,6 @@ def packages() -> list[str]:
     return [*code, *WEB, *web]
 
 
-setup(packages=packages(), package_dir=WEB)
+FORWARD = Extension("rtc._forward", ["rtc/_forward.c"], extra_compile_args=["-O2", "-Wall"])
+
+setup(packages=packages(), package_dir=WEB, ext_modules=[FORWARD])

@@ -7,10 +7,18 @@ loss about 5× — and reaches the track at once with its RTP sequence number an
 Senders of a `RelayedTrack` send each packet with the sequence number and timestamp the
 track gives (rtc.gate rewrites them per outgoing stream), so a gap stays a gap and the
 listener's browser conceals and reorders, with Opus in-band FEC (`opus_answer`). They send
-it as it is pushed, from the publisher's forwarding task (`_Sending`: the header written
-in, the listener's SRTP session, the ICE pair's socket), not from aiortc's sending loop,
+it as it is forwarded, from the publisher's forwarding task, not from aiortc's sending loop,
 which cost a task, an `RtpPacket` and datetimes per listener and packet
-(docs/performance.md «Half the CPU»).
+(docs/performance.md «Half the CPU»): the publisher's `Listeners` hand each packet to the
+compiled forwarding (rtc/_forward.c), which for every listener's `_Sending` (a
+`_forward.Stream`) numbers it, writes the header, encrypts it with the listener's SRTP
+session — libsrtp's `srtp_protect` in pylibsrtp's own binding, called through its address
+on the session's `srtp_t`, so no second libsrtp — and writes it to the UDP socket of his ICE
+pair, all in C: one call per received packet, not a chain of Python calls per listener.
+Python keeps the routes, what a RED packet becomes per kind of listener (`red_variants`),
+the answers to NACKs (from the stream's `history`, which the C side fills), the TURN relays
+(`_Sending.relay`: aioice frames the data), a newly nominated ICE pair (`retarget`) and a
+listener whose stream fails (`fail`: logged, his gate stopped).
 
 aiortc's receiver always decodes: `RTCRtpReceiver.receive` starts a decoder thread
 (`aiortc.rtcrtpreceiver.decoder_worker`), and every packet passes aioice's queue, the DTLS
@@ -39,6 +47,7 @@ networks (docs/voice-protocol.md «Redundancy and retransmission»):
 from __future__ import annotations
 
 import asyncio
+import collections
 import copy
 import fractions
 import logging
@@ -77,7 +86,7 @@ from aiortc.utils import random32
 from pylibsrtp._binding import ffi as _srtp_ffi
 from pylibsrtp._binding import lib as _srtp_lib
 
-from . import red
+from . import _forward, red
 
 #: The aiortc version whose internals these hooks were written and tested against.
 AIORTC_VERSION = "1.16.0"
@@ -112,7 +121,7 @@ class OpusPacket:
     packets carry their RTP timestamp as `pts` and their RTP sequence number as `seq`.
     """
 
-    __slots__ = ("_outgoing", "data", "marker", "pts", "red", "seq")
+    __slots__ = ("data", "marker", "pts", "red", "seq")
     time_base = OPUS_TIME_BASE
 
     def __init__(
@@ -123,7 +132,6 @@ class OpusPacket:
         self.seq = seq
         self.marker = marker
         self.red = red  # `data` is a RED payload (Opus frames inside, rtc/red.py)
-        self._outgoing: dict[tuple[int, int | None], tuple[int, bytes] | None] | None = None
 
     def __bytes__(self) -> bytes:
         return self.data
@@ -131,44 +139,70 @@ class OpusPacket:
     def outgoing(self, opus: int, red_type: int | None) -> tuple[int, bytes] | None:
         """(payload type, payload) for a listener whose Opus and RED are `opus` and
         `red_type` (None: no RED): RED as it came where he has it (its blocks numbered as
-        his Opus), the primary frame otherwise. Worked out once per packet and kind of
-        listener, however many listeners there are."""
+        his Opus), the primary frame otherwise; None for a malformed RED payload from a
+        publisher (nothing to forward)."""
         if not self.red:
             return opus, self.data
-        if red_type is not None:
-            Counters.red_sent += 1
-        else:
-            Counters.red_unwrapped += 1
-        key = opus, red_type
-        known = self._outgoing
-        if known is None:
-            known = self._outgoing = {}
-        elif key in known:
-            return known[key]
         try:
-            made = (
-                (red_type, red.relabel(self.data, opus))
-                if red_type is not None
-                else (opus, red.primary(self.data))
-            )
+            if red_type is not None:
+                return red_type, red.relabel(self.data, opus)
+            return opus, red.primary(self.data)
         except red.RedError:
-            made = None  # a malformed RED payload from a publisher: nothing to forward
-        known[key] = made
-        return made
+            return None
 
 
-#: Sends one relayed packet with its outgoing RTP sequence number and timestamp.
-Sink = Callable[[OpusPacket, int, int], None]
+#: A listener's kind: his Opus and RED payload types (None: not negotiated).
+Kind = tuple[int | None, int | None]
+
+
+def red_variants(
+    packet: OpusPacket, kinds: collections.Counter[Kind]
+) -> dict[Kind, tuple[int, bytes] | None]:
+    """What a RED `packet` becomes for each kind of listener (`kinds`: how many of each),
+    worked out once per packet and kind however many listeners there are, and counted per
+    listener (`Counters`)."""
+    variants: dict[Kind, tuple[int, bytes] | None] = {}
+    for (opus, red_type), count in kinds.items():
+        if opus is None:
+            continue
+        variants[opus, red_type] = packet.outgoing(opus, red_type)
+        if red_type is not None:
+            Counters.red_sent += count
+        else:
+            Counters.red_unwrapped += count
+    return variants
+
+
+class Listeners:
+    """The outgoing streams one publisher's packets go to (rtc.sfu keeps one per publisher,
+    made again when the routes, the peers or the slots' senders change)."""
+
+    __slots__ = ("kinds", "streams")
+
+    def __init__(self, streams: list[_Sending]) -> None:
+        self.streams = streams
+        self.kinds = collections.Counter(stream.kind for stream in streams)
+
+    def send(self, packet: OpusPacket, source: object, now: float) -> None:
+        """Send `packet` of `source` to every listener, each stream numbering it as it goes
+        on (rtc.gate), in one call to the compiled forwarding (rtc/_forward.c); at `now`
+        (monotonic seconds, for a stream that continues after a pause)."""
+        variants = red_variants(packet, self.kinds) if packet.red else None
+        dropped = _forward.forward(
+            self.streams, packet.data, packet.seq, packet.pts, packet.marker, variants, source, now
+        )
+        if dropped:
+            Counters.send_dropped += dropped
 
 
 class RelayedTrack(MediaStreamTrack):
-    """A track whose sender is handed each packet as it is pushed, with its outgoing RTP
-    `seq` and `pts` (rtc.gate), instead of reading frames and numbering them in turn."""
+    """A track whose sender sends what the publisher's `Listeners` hand it, with its own
+    numbers (rtc.gate), instead of reading frames and numbering them in turn."""
 
     kind = "audio"
 
-    def attach(self, sink: Sink) -> None:
-        """Send every packet pushed from now on through `sink` (its sender started)."""
+    def attach(self, stream: _Sending) -> None:
+        """The sender started: its outgoing stream, to which packets are sent from now on."""
         raise NotImplementedError
 
     async def ended(self) -> None:
@@ -520,20 +554,8 @@ class _SenderReportPace:
         return SENDER_REPORT_INTERVAL * (0.5 + random.random()) - 0.5
 
 
-#: A sender report's clock pair is refreshed every this many packets (`_Sending.send`).
-CLOCK_PAIR_EVERY = 8
-
 #: Seconds from the NTP epoch (1900) to the Unix epoch (1970).
 NTP_UNIX_OFFSET = 2208988800
-_RTP_FIELDS = struct.Struct("!BBHL")  # first byte, marker | PT, sequence number, timestamp
-
-
-def ntp_now() -> int:
-    """The wall clock as a 64-bit NTP timestamp (32.32 fixed point): what aiortc's
-    `clock.current_ntp_time` gives, without its datetimes."""
-    now = time.time() + NTP_UNIX_OFFSET
-    seconds = int(now)
-    return seconds << 32 | int((now - seconds) * 4294967296)
 
 
 def current_ms() -> int:
@@ -542,41 +564,30 @@ def current_ms() -> int:
     return int((time.time() + NTP_UNIX_OFFSET) * 1000)
 
 
-class _Sending:
-    """One listener's outgoing stream of relayed packets, sent as each one is pushed.
+#: The address of libsrtp's `srtp_protect` in pylibsrtp's binding (which links libsrtp
+#: statically): the compiled forwarding calls the same libsrtp, on aiortc's sessions.
+_SRTP_PROTECT = int(_srtp_ffi.cast("uintptr_t", _srtp_ffi.addressof(_srtp_lib, "srtp_protect")))
+
+
+class _Sending(_forward.Stream):
+    """One listener's outgoing stream of relayed packets, sent as each one is forwarded.
 
     aiortc's own sending loop wakes a task per packet per listener, builds an `RtpPacket`,
     serialises its header extensions, reads the clock through datetimes and awaits three
-    coroutines down to the socket. Here the forwarding task of the publisher sends to every
-    listener in one go (docs/voice-protocol.md «Forwarding»): the header is this sender's
-    fixed bytes with the payload type, marker and numbers written in, then
-    it is encrypted with the listener's SRTP session (`protect`) and written to the UDP
-    socket of the ICE pair in use (`send_datagram`). The sender's counters and clock pair
-    are kept as aiortc keeps them (its RTCP sender reports read them), and the last
-    RTP_HISTORY_SIZE packets for NACKs.
+    coroutines down to the socket. Here the publisher's `Listeners` send to every listener
+    in one compiled call (rtc/_forward.c, docs/voice-protocol.md «Forwarding»): this
+    stream's numbers, the header (this sender's fixed bytes with the payload type, marker
+    and numbers written in), the listener's SRTP session, the UDP socket of the ICE pair in
+    use; the sender's counters and clock pair as aiortc keeps them (its RTCP sender reports
+    read them), and the last RTP_HISTORY_SIZE packets in `history` for NACKs, answered
+    here. What the compiled path leaves to Python: `retarget` (a new ICE pair), `relay` (a
+    TURN relay, which frames the data itself) and `fail`.
     """
-
-    __slots__ = (
-        "_dtls",
-        "_fixed",
-        "_history",
-        "_opus",
-        "_origins",
-        "_red",
-        "_resent",
-        "_sender",
-        "_track",
-    )
 
     def __init__(
         self, sender: RTCRtpSender, codec: RTCRtpCodecParameters, track: RelayedTrack
     ) -> None:
-        self._sender = sender
-        self._track = track
-        self._dtls = sender.transport
-        self._origins = random_sequence_number(), random32()
-        self._history: dict[int, bytes] = {}
-        self._resent = Resends()
+        dtls = sender.transport
         # Not typed (below): aiortc's private sender state, as its own loop uses it.
         extensions = sender._RTCRtpSender__rtp_header_extensions_map  # type: ignore[attr-defined]
         template = RtpPacket(payload_type=0)
@@ -585,64 +596,64 @@ class _Sending:
         # The fixed bytes of the header (aiortc negotiates no abs-send-time for audio): the
         # first (version, extension bit), then the SSRC and the extensions (the mid).
         fixed = template.serialize(extensions)
-        self._fixed = fixed[0], fixed[8:]
         types = getattr(sender, "_svara_types", None) or {"opus": codec.payloadType}
-        self._opus: int | None = types.get("opus")
-        self._red: int | None = types.get("red")
+        session = dtls._tx_srtp
+        self.history: list[bytes | None] = [None] * RTP_HISTORY_SIZE
+        super().__init__(
+            sender=sender,
+            dtls=dtls,
+            connected=DtlsState.CONNECTED,
+            first=fixed[0],
+            rest=fixed[8:],
+            history=self.history,
+            opus=types.get("opus"),
+            red=types.get("red"),
+            origins=(random_sequence_number(), random32()),
+            protect=_SRTP_PROTECT,
+            # pylibsrtp's private libsrtp context (untyped there), kept alive by `session`.
+            srtp=int(_srtp_ffi.cast("uintptr_t", session._srtp[0])),
+            session=session,
+            nominated=dtls.transport._connection._nominated,
+        )
+        self._track = track
+        self._dtls = dtls
+        self._resent = Resends()
 
-    def send(self, relayed: OpusPacket, seq: int, pts: int) -> None:
-        """Send `relayed` with this stream's numbers `seq` and `pts` (rtc.gate). The first
-        failure stops the gate (logged, as aiortc's own loop does): one listener's broken
-        stream never stops the publisher's forwarding."""
-        try:
-            sender = self._sender
-            opus = self._opus
-            if not sender._enabled or opus is None:
-                return
-            if relayed.red:  # what a RED packet becomes for this listener (once per kind)
-                outgoing = relayed.outgoing(opus, self._red)
-                if outgoing is None:
-                    return
-                payload_type, payload = outgoing
-            else:
-                payload_type, payload = opus, relayed.data
-            seq_origin, ts_origin = self._origins
-            seq = (seq_origin + seq) & 0xFFFF
-            timestamp = (ts_origin + pts) & 0xFFFFFFFF
-            first, rest = self._fixed
-            header = _RTP_FIELDS.pack(first, relayed.marker << 7 | payload_type, seq, timestamp)
-            data = b"".join((header, rest, payload))
-            self._history[seq % RTP_HISTORY_SIZE] = data
-            self._transmit(data)
-            # Not typed (below): what aiortc's RTCP loop reads for its sender reports; their
-            # clock pair (a wall-clock time and the RTP timestamp sent then) is taken every
-            # CLOCK_PAIR_EVERY packets: it must belong together, it need not be the newest.
-            sender._RTCRtpSender__octet_count += len(payload)  # type: ignore[attr-defined]
-            sender._RTCRtpSender__packet_count += 1  # type: ignore[attr-defined]
-            if not seq % CLOCK_PAIR_EVERY:
-                sender._RTCRtpSender__ntp_timestamp = ntp_now()  # type: ignore[attr-defined]
-                sender._RTCRtpSender__rtp_timestamp = timestamp  # type: ignore[attr-defined]
-        except Exception:
-            logger.warning("relay sender failed: %s", traceback.format_exc())
-            self._track.stop()
+    def retarget(self, pair: CandidatePair | None) -> None:
+        """The ICE pair in use is `pair` (the first, or another the browser nominated):
+        its UDP socket is written directly, a TURN relay's through `relay`."""
+        if pair is None:
+            self.target(None, None, None, "", 0)
+            return
+        protocol = pair.protocol
+        sock = (
+            getattr(protocol.transport, "_sock", None) if type(protocol) is StunProtocol else None
+        )
+        host, port = pair.remote_addr[:2]
+        self.target(pair, protocol, sock, host, port)
+
+    def relay(self, protected: bytes) -> None:
+        """Send one SRTP packet where the compiled path does not: through a TURN relay."""
+        transmit(self._dtls, protected)
+
+    def fail(self, error: BaseException) -> None:
+        """This listener's stream failed: logged, as aiortc's own loop does, and his gate
+        stopped; one listener's broken stream never stops the publisher's forwarding."""
+        logger.warning("relay sender failed: %s", "".join(traceback.format_exception(error)))
+        self._track.stop()
 
     def retransmit(self, sequence_number: int) -> bool:
         """Send the packet `sequence_number` again if it is still kept, at most
         MAX_RETRANSMITS times and not twice within RETRANSMIT_INTERVAL; was it sent?"""
-        at = sequence_number % RTP_HISTORY_SIZE
-        data = self._history.get(at)
+        data = self.history[sequence_number % RTP_HISTORY_SIZE]
         if data is None or int.from_bytes(data[2:4], "big") != sequence_number:
             return False
         if not self._resent.allow(sequence_number, time.monotonic()):
             return False
-        self._transmit(data)
-        return True
-
-    def _transmit(self, data: bytes) -> None:
-        """Encrypt and send one RTP packet (dropped while DTLS is not connected)."""
         dtls = self._dtls
         if dtls._state is DtlsState.CONNECTED:
             transmit(dtls, protect(dtls._tx_srtp, data))
+        return True
 
 
 #: The length in and out of `srtp_protect`, shared: only the event loop's thread protects.
@@ -712,7 +723,7 @@ def send_datagram(protocol: StunProtocol, data: bytes, address: tuple[str, int])
 
 async def _run_rtp(self: RTCRtpSender, codec: RTCRtpCodecParameters) -> None:
     """aiortc's sending loop, except for a RelayedTrack: its packets keep their numbers and
-    are sent as they are pushed (`_Sending`); the loop only waits for the track's end."""
+    are sent as they are forwarded (`_Sending`); the loop only waits for the track's end."""
     if not isinstance(self.track, RelayedTrack):
         await _original_run_rtp(self, codec)
         return
@@ -722,7 +733,7 @@ async def _run_rtp(self: RTCRtpSender, codec: RTCRtpCodecParameters) -> None:
     sending = _Sending(self, codec, track)
     self._svara_sending = sending  # type: ignore[attr-defined]
     try:
-        track.attach(sending.send)
+        track.attach(sending)
         await track.ended()
     except asyncio.CancelledError:
         pass

@@ -3,8 +3,8 @@
 The browser offers its mic plus (seats − 1) receive-only slots and the SFU only answers
 (Chrome rejects aiortc's re-offers, docs/architecture.md), asking for Opus in-band FEC. Each
 publisher's received Opus packets (passed through as they arrive, never buffered or
-decoded: rtc.passthrough) are pushed by one forwarding task into the gate track of every
-slot that carries that publisher, as the pure
+decoded: rtc.passthrough) are sent by one forwarding task, in one compiled call per packet,
+to the stream of every slot that carries that publisher, as the pure
 `Room` says: mic off → no routes from the player, listen off → no routes to them.
 """
 
@@ -27,6 +27,7 @@ from .gate import GateTrack
 from .ice import IceConfig
 from .passthrough import (
     Counters,
+    Listeners,
     OpusPacket,
     backlog,
     level_to_amplitude,
@@ -273,13 +274,14 @@ class Sfu:
         return receiver.track
 
     async def _forward(self, peer: Peer, track: MediaStreamTrack) -> None:
-        """Push each packet of `peer`'s mic into the gates of those who hear it."""
+        """Send each packet of `peer`'s mic to the slots of those who hear it (`Listeners`)."""
         room = self.rooms[peer.table]
         logged = -BACKLOG_LOG_INTERVAL
         loop = asyncio.get_running_loop()
         routes: list[tuple[str, int]] | None = None
-        changed = -1
+        changed = senders = -1
         gates: list[GateTrack] = []
+        listeners = Listeners([])
         while True:
             try:
                 packet = await track.recv()
@@ -294,13 +296,19 @@ class Sfu:
                     peer.player,
                     peer.table,
                 )
-            # The gates change only with the routes (a new list) or the peers.
-            if room.routes(peer.player) is not routes or self._peers_changed != changed:
+            # The listeners change only with the routes (a new list), the peers or the
+            # slots' senders (started, stopped).
+            if (
+                room.routes(peer.player) is not routes
+                or self._peers_changed != changed
+                or GateTrack.changes != senders
+            ):
                 routes, changed = room.routes(peer.player), self._peers_changed
+                senders = GateTrack.changes
                 gates = self._gates(peer.table, routes)
-            for gate in gates:
-                # The mic's track is passthrough (rtc/passthrough.py): Opus packets.
-                gate.push(cast(OpusPacket, packet), peer)
+                listeners = Listeners([g.stream for g in gates if g.stream is not None])
+            # The mic's track is passthrough (rtc/passthrough.py): Opus packets.
+            listeners.send(cast(OpusPacket, packet), peer, loop.time())
             self.forwarded += len(gates)
 
     def _gates(self, table: str, routes: list[tuple[str, int]]) -> list[GateTrack]:

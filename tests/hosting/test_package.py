@@ -90,8 +90,9 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, 
 def test_the_wheel_imports_from_itself(installed: tuple[Path, Server]) -> None:
     svara, _ = installed
     python = svara.with_name("python")
-    where = _run(python, "-c", "import app, cli, rtc; print(app.__file__, rtc.__file__)", cwd="/")
-    assert str(ROOT) not in where and str(svara.parents[1]) in where
+    code = "import app, cli, rtc, rtc._forward as f; print(app.__file__, rtc.__file__, f.__file__)"
+    where = _run(python, "-c", code, cwd="/")  # the SFU's compiled forwarding is in the wheel
+    assert str(ROOT) not in where and where.count(str(svara.parents[1])) == 3
 
 
 def test_pages_static_files_and_rules_from_the_wheel(installed: tuple[Path, Server]) -> None:

@@ -8,76 +8,45 @@ import pytest
 from aiortc.mediastreams import MediaStreamError
 
 from rtc.gate import MAX_GAP, GateTrack, Renumbering
-from rtc.passthrough import OpusPacket
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-class Sent(list[OpusPacket]):
-    """A slot's sender as the gate sees it: what it was handed, with the outgoing numbers."""
-
-    def __call__(self, packet: OpusPacket, seq: int, pts: int) -> None:
-        self.append(OpusPacket(packet.data, pts, seq, packet.marker, red=packet.red))
-
-
-def attached(gate: GateTrack) -> Sent:
-    sent = Sent()
-    gate.attach(sent)
-    return sent
+class Stream:
+    """Stands in for a slot's sender's outgoing stream (what the gate hands over)."""
 
 
 def test_one_source_passes_through_unchanged() -> None:
-    async def scenario() -> None:
-        gate = GateTrack()
-        packets = attached(gate)
-        source = object()
-        for seq, pts in ((7, 0), (8, 960), (9, 1920), (10, 96000)):  # a silent stretch
-            gate.push(OpusPacket(b"x%d" % pts, pts, seq), source)
-        assert [p.pts for p in packets] == [0, 960, 1920, 96000]
-        assert [p.seq for p in packets] == [0, 1, 2, 3]
-        assert [p.data for p in packets] == [b"x0", b"x960", b"x1920", b"x96000"]
-
-    asyncio.run(scenario())
+    renumbering, source = Renumbering(), object()
+    got = [renumbering.map(seq, pts, source, 0.0) for seq, pts in ((7, 0), (8, 960), (10, 96000))]
+    assert got == [(0, 0), (1, 960), (3, 96000)]  # a silent stretch, a gap kept
 
 
 def test_a_new_source_continues_the_timestamps() -> None:
     """Another publisher (or a reconnected one, whose clock restarts at 0) on the same slot
     continues after the last packet, by the wall time that passed (at least one frame)."""
+    renumbering, first, second = Renumbering(), object(), object()
+    got = [
+        renumbering.map(500, 480000, first, 0.0),
+        renumbering.map(9000, 0, second, 0.5),
+        renumbering.map(9001, 960, second, 0.5),
+        renumbering.map(502, 1920, first, 0.5),  # back to the first: rebased again
+    ]
+    assert got == [(0, 480000), (1, 504000), (2, 504960), (3, 505920)]
+
+
+def test_a_gate_has_a_stream_only_while_its_sender_runs() -> None:
+    """Nothing is sent to a slot before its sender starts (no burst of old audio later) nor
+    after the slot stopped; each change is counted (the publishers' listeners follow it)."""
 
     async def scenario() -> None:
-        clock = Clock()
-        gate = GateTrack(clock)
-        packets = attached(gate)
-        first, second = object(), object()
-        gate.push(OpusPacket(b"a", 480000, 500), first)
-        clock.now = 0.5
-        gate.push(OpusPacket(b"b", 0, 9000), second)
-        gate.push(OpusPacket(b"c", 960, 9001), second)
-        gate.push(OpusPacket(b"d", 1920, 502), first)  # back to the first: rebased again
-        assert [p.pts for p in packets] == [480000, 504000, 504960, 505920]
-        assert [p.seq for p in packets] == [0, 1, 2, 3]
-
-    asyncio.run(scenario())
-
-
-def test_nothing_waits_for_a_sender_that_has_not_started() -> None:
-    """Packets pushed before the slot's sender starts are dropped, not sent later in a
-    burst of old audio; the stream starts with the first packet after it started."""
-
-    async def scenario() -> None:
-        gate = GateTrack()
-        source = object()
-        for i in range(3):
-            gate.push(OpusPacket(b"old", i * 960, i), source)
-        packets = attached(gate)
-        gate.push(OpusPacket(b"new", 3 * 960, 3), source)
-        assert [(p.data, p.seq) for p in packets] == [(b"new", 0)]
+        gate, stream = GateTrack(), Stream()
+        assert gate.stream is None
+        before = GateTrack.changes
+        gate.attach(stream)  # type: ignore[arg-type]
+        assert gate.stream is stream and GateTrack.changes == before + 1
+        gate.stop()
+        assert gate.stream is None and GateTrack.changes == before + 2
+        gate.attach(stream)  # type: ignore[arg-type]  # a stopped gate takes no sender
+        assert gate.stream is None
 
     asyncio.run(scenario())
 
@@ -87,16 +56,11 @@ def test_stop_wakes_a_waiting_sender() -> None:
 
     async def scenario() -> None:
         gate = GateTrack()
-        packets = attached(gate)
         waiting = asyncio.create_task(gate.ended())
         await asyncio.sleep(0)  # let the sender start waiting
         assert not waiting.done()
         gate.stop()
         await asyncio.wait_for(waiting, timeout=5)
-        gate.push(OpusPacket(b"late", 0), object())  # ignored: the sender is gone
-        gate.attach(packets)  # a stopped gate takes no sender either
-        gate.push(OpusPacket(b"later", 960, 1), object())
-        assert packets == []
         with pytest.raises(MediaStreamError):
             await gate.recv()
 

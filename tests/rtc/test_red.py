@@ -4,12 +4,14 @@ otherwise."""
 
 from __future__ import annotations
 
+import collections
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from rtc import red
-from rtc.passthrough import OpusPacket
+from rtc.passthrough import Counters, OpusPacket, red_variants
 
 frames = st.binary(min_size=1, max_size=120)
 types = st.integers(min_value=96, max_value=127)
@@ -61,13 +63,16 @@ def test_each_listener_gets_what_he_negotiated() -> None:
 
 
 def test_each_kind_of_listener_is_worked_out_once_per_packet() -> None:
-    """Seven listeners of one packet: the payload is read once per kind of listener (the
-    same bytes object each time), and a malformed one stays nothing for all of them."""
+    """Seven listeners of one packet, of two kinds: the payload is read once per kind, each
+    listener counted; a malformed one is nothing for all; one without Opus gets nothing."""
     payload = build([(111, 960, b"old")], 111, b"new")
     came = OpusPacket(payload, 0, 1, red=True)
-    unwrapped = [came.outgoing(111, None) for _ in range(3)]
-    relabelled = [came.outgoing(109, 63) for _ in range(3)]
-    assert all(each is unwrapped[0] for each in unwrapped)
-    assert all(each is relabelled[0] for each in relabelled)
+    kinds = collections.Counter({(111, None): 3, (109, 63): 4, (None, None): 1})
+    sent, unwrapped = Counters.red_sent, Counters.red_unwrapped
+    assert red_variants(came, kinds) == {
+        (111, None): (111, b"new"),
+        (109, 63): (63, build([(109, 960, b"old")], 109, b"new")),
+    }
+    assert (Counters.red_sent - sent, Counters.red_unwrapped - unwrapped) == (4, 3)
     broken = OpusPacket(b"\x80", 0, 3, red=True)
-    assert [broken.outgoing(111, None) for _ in range(2)] == [None, None]
+    assert red_variants(broken, kinds) == {(111, None): None, (109, 63): None}
