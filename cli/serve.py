@@ -301,7 +301,8 @@ def open_files_for(connections: int) -> int:
 
 def gc_for_serving() -> None:
     """The cyclic garbage collector's policy while serving (docs/performance.md, «The
-    garbage collector» and «Full collections on a clock»).
+    garbage collector» and «Who held the loop, switch by switch, and full collections on a
+    clock»).
 
     A full collection walks every object and, under eventlet, holds every table meanwhile:
     ~220 ms at 1,000 players, 0.3–1 s at 4,000. What start-up made (the libraries, the app,
