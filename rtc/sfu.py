@@ -114,7 +114,7 @@ class Sfu:
         self.peers: dict[tuple[str, str], Peer] = {}
         self._sent_levels: dict[str, dict[str, float]] = {}
         self._background: set[asyncio.Task[None]] = set()
-        self._peers_changed = 0  # counts changes of `peers` (the forwarding tasks' gates)
+        self._peers_changed = 0  # counts changes of `peers` (the forwardings' listeners)
         self.forwarded = 0
 
     # -- requests -----------------------------------------------------------------------
