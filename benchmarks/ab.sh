@@ -13,6 +13,11 @@ python="$here/.venv/bin/python"
 base="$(mktemp -d)"
 trap 'rm -rf "$base"' EXIT
 git -C "$here" archive "$base_commit" | tar -x -C "$base"
+# An exported commit has no built extension: the compiled forwarding (rtc/_forward.c) is
+# built in place there, as the install builds it here.
+if [ -f "$base/rtc/_forward.c" ]; then
+  (cd "$base" && "$python" setup.py -q build_ext --inplace >/dev/null)
+fi
 for round in $(seq "$rounds"); do
   for side in base new; do
     dir="$base"

@@ -7,9 +7,9 @@ loss about 5× — and reaches the track at once with its RTP sequence number an
 Senders of a `RelayedTrack` send each packet with the sequence number and timestamp the
 track gives (rtc.gate rewrites them per outgoing stream), so a gap stays a gap and the
 listener's browser conceals and reorders, with Opus in-band FEC (`opus_answer`). They send
-it as it is forwarded, from the publisher's forwarding task, not from aiortc's sending loop,
-which cost a task, an `RtpPacket` and datetimes per listener and packet
-(docs/performance.md «Half the CPU»): the publisher's `Listeners` hand each packet to the
+it as it is forwarded, from the socket callback that read the publisher's packet, not from
+aiortc's sending loop, which cost a task, an `RtpPacket` and datetimes per listener and
+packet (docs/performance.md «Half the CPU»): the publisher's `Listeners` hand each packet to the
 compiled forwarding (rtc/_forward.c), which for every listener's `_Sending` (a
 `_forward.Stream`) numbers it, writes the header, encrypts it with the listener's SRTP
 session — libsrtp's `srtp_protect` in pylibsrtp's own binding, called through its address
@@ -25,8 +25,10 @@ aiortc's receiver always decodes: `RTCRtpReceiver.receive` starts a decoder thre
 transport's task, an `RtpPacket` with its header extensions and the receiver's jitter
 buffer first. So an audio receiver's packets go to its `Relay` instead, from the socket's
 callback: decrypted there, the header read with `struct`, the receiver reports' statistics
-and the uplink NACKs kept, and each Opus frame put as an `OpusPacket` straight into the
-track's queue (docs/voice-protocol.md «Receiving»); the decoder thread ends at once.
+and the uplink NACKs kept, and each Opus frame handed as an `OpusPacket` straight to the
+SFU's forwarding (`forward_from`: no queue and no task wake-up per packet), or put into the
+track's queue where nothing forwards it (docs/voice-protocol.md «Receiving»); the decoder
+thread ends at once.
 Measured: 84 % of a core with decode + re-encode against about 15 % with a pass-through
 decoder, for 4 players (docs/architecture.md); skipping the thread hop as well about
 halved the cost of a connection, and aiortc's receive path is measured in
@@ -247,7 +249,8 @@ class Relay:
     receiver's statistics (aiortc's own `StreamStatistics`, in the dict its RTCP loop reads
     for the receiver reports: loss, highest sequence number, jitter), the uplink NACKs
     (`UplinkNacks`, sent at once), the audio level (`watch_levels`), and the Opus or RED
-    payload as an `OpusPacket` into the track's queue.
+    payload as an `OpusPacket`: handed to the SFU's forwarding at once (`forward_from`), or
+    into the track's queue for a reader of the track (clients, tests).
     """
 
     __slots__ = (
@@ -259,6 +262,7 @@ class Relay:
         "_receiver",
         "_streams",
         "on_level",
+        "on_packet",
     )
 
     def __init__(self, receiver: RTCRtpReceiver) -> None:
@@ -271,6 +275,7 @@ class Relay:
         # Not typed (next line): aiortc's statistics per SSRC, which its receiver reports read.
         self._streams: dict[int, StreamStatistics] = receiver._RTCRtpReceiver__remote_streams  # type: ignore[attr-defined]
         self.on_level: Callable[[int], None] | None = None
+        self.on_packet: Callable[[OpusPacket], None] | None = None
 
     def start(self, parameters: RTCRtpReceiveParameters) -> None:
         """The negotiated codecs, NACK and audio-level extension, and the track's queue."""
@@ -323,7 +328,11 @@ class Relay:
             return
         red = kind == "red"
         Counters.red_received += red
-        self._queue.put_nowait(OpusPacket(data[start:end], timestamp, seq, second >> 7, red=red))
+        packet = OpusPacket(data[start:end], timestamp, seq, second >> 7, red=red)
+        if self.on_packet is not None:
+            self.on_packet(packet)
+        else:
+            self._queue.put_nowait(packet)
 
     def _send_nack(self, media_ssrc: int, lost: list[int]) -> None:
         """Ask the publisher for `lost` (RFC 4585 generic NACK), sent at once."""
@@ -340,8 +349,8 @@ class Relay:
 
 
 def relay_of(receiver: RTCRtpReceiver) -> Relay:
-    """`receiver`'s `Relay` (made at the first ask: the levels are watched before aiortc
-    starts the receiver)."""
+    """`receiver`'s `Relay` (made at the first ask: the levels are watched, and the
+    forwarding hooked, before aiortc starts the receiver)."""
     relay: Relay | None = getattr(receiver, "_svara_relay", None)
     if relay is None:
         relay = Relay(receiver)
@@ -384,7 +393,10 @@ async def _handle_rtp_data(self: RTCDtlsTransport, data: bytes, arrival_time_ms:
     router knows its SSRC), which hands a relayed receiver's packets to its `Relay`."""
     relay = _relay_for(self, data)
     if relay is not None:
-        relay.receive(data)
+        try:
+            relay.receive(data)
+        except Exception:  # the forwarding's: logged, aiortc's DTLS task goes on
+            logger.warning("relay receiver failed: %s", traceback.format_exc())
     else:
         await _original_handle_rtp_data(self, data, arrival_time_ms)
 
@@ -812,11 +824,11 @@ def watch_levels(receiver: RTCRtpReceiver, on_level: Callable[[int], None]) -> N
     relay_of(receiver).on_level = on_level
 
 
-def backlog(track: MediaStreamTrack) -> int:
-    """Packets received for `track` and not read yet (its private queue): a backlog means
-    the event loop is behind, since a relayed packet is read as soon as it is queued."""
-    queue = getattr(track, "_queue", None)
-    return queue.qsize() if isinstance(queue, asyncio.Queue) else 0
+def forward_from(receiver: RTCRtpReceiver, on_packet: Callable[[OpusPacket], None]) -> None:
+    """Hand each packet `receiver` relays to `on_packet` as the socket's callback reads it,
+    not into its track's queue (the SFU's process: `install`): the SFU forwards it from
+    there, without a task woken per packet (docs/voice-protocol.md «Forwarding»)."""
+    relay_of(receiver).on_packet = on_packet
 
 
 def level_to_amplitude(dbov: int) -> float:

@@ -3,24 +3,22 @@
 The browser offers its mic plus (seats − 1) receive-only slots and the SFU only answers
 (Chrome rejects aiortc's re-offers, docs/architecture.md), asking for Opus in-band FEC. Each
 publisher's received Opus packets (passed through as they arrive, never buffered or
-decoded: rtc.passthrough) are sent by one forwarding task, in one compiled call per packet,
-to the stream of every slot that carries that publisher, as the pure
+decoded: rtc.passthrough) are sent from the socket callback that read each one, in one
+compiled call per packet, to the stream of every slot that carries that publisher, as the pure
 `Room` says: mic off → no routes from the player, listen off → no routes to them.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
 from aiortc import RTCPeerConnection, RTCRtpTransceiver, RTCSessionDescription
-from aiortc.mediastreams import MediaStreamError, MediaStreamTrack
 from aiortc.sdp import SessionDescription
 
 from .gate import GateTrack
@@ -29,7 +27,7 @@ from .passthrough import (
     Counters,
     Listeners,
     OpusPacket,
-    backlog,
+    forward_from,
     level_to_amplitude,
     opus_answer,
     watch_levels,
@@ -43,10 +41,11 @@ LEVEL_STEP = 0.05
 #: Most receive slots an offer may ask for (a table has at most 8 seats; a bound anyway).
 MAX_SLOTS = 15
 
-#: Received packets waiting for a publisher's forwarding task (50 a second) that mean the
-#: SFU's loop is behind (overloaded): logged, at most once per BACKLOG_LOG_INTERVAL.
-BACKLOG = 25
-BACKLOG_LOG_INTERVAL = 10.0
+#: Seconds a levels tick comes later than asked that mean the SFU's loop is behind
+#: (overloaded): the received packets wait in the sockets meanwhile, 25 of each publisher
+#: in half a second. Logged, at most once per LATE_LOG_INTERVAL.
+LATE = 0.5
+LATE_LOG_INTERVAL = 10.0
 #: The start of the refusal when aioice could bind no UDP port (the web process and the
 #: page recognise it: docs/voice-protocol.md).
 NO_PORT = "no free UDP port for voice"
@@ -73,7 +72,6 @@ class Peer:
     pc: RTCPeerConnection
     slot_mids: list[str] = field(default_factory=list)
     gates: list[GateTrack] = field(default_factory=list)
-    forward: asyncio.Task[None] | None = None
     loudest: int = 127  # lowest dBov since the last levels tick (127 = silence)
 
 
@@ -116,7 +114,7 @@ class Sfu:
         self.peers: dict[tuple[str, str], Peer] = {}
         self._sent_levels: dict[str, dict[str, float]] = {}
         self._background: set[asyncio.Task[None]] = set()
-        self._peers_changed = 0  # counts changes of `peers` (the forwarding tasks' gates)
+        self._peers_changed = 0  # counts changes of `peers` (the forwardings' listeners)
         self.forwarded = 0
 
     # -- requests -----------------------------------------------------------------------
@@ -135,7 +133,7 @@ class Sfu:
         peer = Peer(table, player, pc)
         try:
             await pc.setRemoteDescription(RTCSessionDescription(sdp, "offer"))
-            mic_track = self._wire(peer, offer)
+            mic = self._wire(peer, offer)
             await pc.setLocalDescription(await pc.createAnswer())
             if "a=candidate:" not in pc.localDescription.sdp:
                 raise OfferError(self._no_port())
@@ -149,9 +147,7 @@ class Sfu:
         self.peers[(table, player)] = peer
         self._peers_changed += 1
         pc.on("connectionstatechange", lambda: self._on_state(peer))
-        if mic_track is not None:
-            peer.forward = asyncio.create_task(self._forward(peer, mic_track))
-        changed = room.attach(player, slots=len(offer.slot_mids), publishing=mic_track is not None)
+        changed = room.attach(player, slots=len(offer.slot_mids), publishing=mic)
         self._send_slots(room, changed)
         return opus_answer(pc.localDescription.sdp, sdp)
 
@@ -210,9 +206,21 @@ class Sfu:
         }
 
     async def run_levels(self) -> None:
-        """Every LEVELS_INTERVAL, send each room's speaking levels if they changed."""
+        """Every LEVELS_INTERVAL, send each room's speaking levels if they changed; a tick
+        that comes LATE says the SFU is overloaded (logged)."""
+        loop = asyncio.get_running_loop()
+        logged = -LATE_LOG_INTERVAL
         while True:
+            due = loop.time() + LEVELS_INTERVAL
             await asyncio.sleep(LEVELS_INTERVAL)
+            now = loop.time()
+            if now - due > LATE and now - logged > LATE_LOG_INTERVAL:
+                logged = now
+                logger.warning(
+                    "voice SFU overloaded: its event loop ran %d ms late, "
+                    "received voice waits to be forwarded",
+                    (now - due) * 1000,
+                )
             self.send_levels()
 
     def send_levels(self) -> None:
@@ -253,8 +261,8 @@ class Sfu:
         self.rooms.pop(table, None)
         self._sent_levels.pop(table, None)
 
-    def _wire(self, peer: Peer, offer: _Offer) -> MediaStreamTrack | None:
-        """Point each transceiver at its role; returns the mic's incoming track."""
+    def _wire(self, peer: Peer, offer: _Offer) -> bool:
+        """Point each transceiver at its role; has the peer a mic?"""
         by_mid: dict[str | None, RTCRtpTransceiver] = {t.mid: t for t in peer.pc.getTransceivers()}
         for mid in offer.slot_mids:
             transceiver = by_mid[mid]
@@ -264,52 +272,15 @@ class Sfu:
             peer.slot_mids.append(mid)
             peer.gates.append(gate)
         if offer.mic_mid is None:
-            return None
+            return False
         receiver = by_mid[offer.mic_mid].receiver
 
         def on_level(dbov: int) -> None:
             peer.loudest = min(peer.loudest, dbov)
 
         watch_levels(receiver, on_level)
-        return receiver.track
-
-    async def _forward(self, peer: Peer, track: MediaStreamTrack) -> None:
-        """Send each packet of `peer`'s mic to the slots of those who hear it (`Listeners`)."""
-        room = self.rooms[peer.table]
-        logged = -BACKLOG_LOG_INTERVAL
-        loop = asyncio.get_running_loop()
-        routes: list[tuple[str, int]] | None = None
-        changed = senders = -1
-        gates: list[GateTrack] = []
-        listeners = Listeners([])
-        while True:
-            try:
-                packet = await track.recv()
-            except MediaStreamError:
-                return
-            waiting = backlog(track)
-            if waiting > BACKLOG and loop.time() - logged > BACKLOG_LOG_INTERVAL:
-                logged = loop.time()
-                logger.warning(
-                    "voice SFU overloaded: %d packets of %r at table %s wait to be forwarded",
-                    waiting,
-                    peer.player,
-                    peer.table,
-                )
-            # The listeners change only with the routes (a new list), the peers or the
-            # slots' senders (started, stopped).
-            if (
-                room.routes(peer.player) is not routes
-                or self._peers_changed != changed
-                or GateTrack.changes != senders
-            ):
-                routes, changed = room.routes(peer.player), self._peers_changed
-                senders = GateTrack.changes
-                gates = self._gates(peer.table, routes)
-                listeners = Listeners([g.stream for g in gates if g.stream is not None])
-            # The mic's track is passthrough (rtc/passthrough.py): Opus packets.
-            listeners.send(cast(OpusPacket, packet), peer, loop.time())
-            self.forwarded += len(gates)
+        forward_from(receiver, _Forwarding(self, peer))
+        return True
 
     def _gates(self, table: str, routes: list[tuple[str, int]]) -> list[GateTrack]:
         """The gates of the (listener, slot) pairs that have a peer and such a slot."""
@@ -364,10 +335,6 @@ class Sfu:
             self._send_slots(room, room.detach(player))
         await peer.pc.close()
         await _outlived_tasks_end(peer.pc)
-        if peer.forward is not None:
-            peer.forward.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await peer.forward
         self.notify({"event": "peer", "table": table, "player": player, "state": "closed"})
 
     def _send_slots(self, room: Room, players: set[str]) -> None:
@@ -408,3 +375,49 @@ def _runs_for(task: asyncio.Task[Any], pc: RTCPeerConnection) -> bool:
     """Is `task` a method of `pc` (its frame's `self`)? aiortc keeps no handle to them."""
     frame = getattr(task.get_coro(), "cr_frame", None)
     return frame is not None and frame.f_locals.get("self") is pc
+
+
+class _Forwarding:
+    """Sends each packet of one peer's mic to the slots of those who hear it
+    (`Listeners`), called by the mic's receiver as the socket's callback reads the packet
+    (`forward_from`): no queue and no task wake-up per packet."""
+
+    __slots__ = (
+        "_changed",
+        "_listeners",
+        "_loop",
+        "_peer",
+        "_room",
+        "_routes",
+        "_senders",
+        "_sfu",
+        "_slots",
+    )
+
+    def __init__(self, sfu: Sfu, peer: Peer) -> None:
+        self._sfu = sfu
+        self._peer = peer
+        self._room = sfu.rooms[peer.table]
+        self._loop = asyncio.get_running_loop()
+        self._routes: list[tuple[str, int]] | None = None
+        self._changed = self._senders = -1
+        self._listeners = Listeners([])
+        self._slots = 0  # the slots forwarded into, a sender started or not (`stats`)
+
+    def __call__(self, packet: OpusPacket) -> None:
+        sfu, player = self._sfu, self._peer.player
+        routes = self._room.routes(player)
+        # The listeners change only with the routes (a new list), the peers or the slots'
+        # senders (started, stopped).
+        if (
+            routes is not self._routes
+            or sfu._peers_changed != self._changed
+            or GateTrack.changes != self._senders
+        ):
+            self._routes, self._changed = routes, sfu._peers_changed
+            self._senders = GateTrack.changes
+            gates = sfu._gates(self._peer.table, routes)
+            self._listeners = Listeners([g.stream for g in gates if g.stream is not None])
+            self._slots = len(gates)
+        self._listeners.send(packet, self._peer, self._loop.time())
+        sfu.forwarded += self._slots

@@ -46,6 +46,7 @@ from rtc.passthrough import (
     Relay,
     Resends,
     UplinkNacks,
+    forward_from,
     level_to_amplitude,
     opus_answer,
     protect,
@@ -198,6 +199,43 @@ def test_receiver_yields_opus_packets_and_audio_levels() -> None:
         assert steps == {960}  # 20 ms at 48 kHz, timestamps kept
         assert levels and min(levels) < 20  # a loud tone: near 0 dBov
         assert level_to_amplitude(min(levels)) > 0.1
+
+    asyncio.run(scenario())
+
+
+def test_a_forwarded_receiver_hands_each_packet_on_from_the_socket_callback() -> None:
+    """`forward_from`: each packet reaches the forwarding in order as the socket's callback
+    reads it, in no task (none is woken per packet), and none waits in the track's queue."""
+
+    async def scenario() -> None:
+        with passthrough.installed():
+            sender = RTCPeerConnection(RTCConfiguration(iceServers=[]))
+            receiver = RTCPeerConnection(RTCConfiguration(iceServers=[]))
+            sender.addTransceiver(ToneTrack(amplitude=0.5), direction="sendonly")
+            await sender.setLocalDescription(await sender.createOffer())
+            await receiver.setRemoteDescription(sender.localDescription)
+            mic = receiver.getTransceivers()[0].receiver
+            handed: list[tuple[OpusPacket, bool, int]] = []
+            done = asyncio.Event()
+
+            def on_packet(packet: OpusPacket) -> None:
+                in_task = asyncio.current_task() is not None
+                handed.append((packet, in_task, mic.track._queue.qsize()))
+                if len(handed) == 30:
+                    done.set()
+
+            forward_from(mic, on_packet)  # before aiortc starts the receiver, as rtc.sfu
+            await receiver.setLocalDescription(await receiver.createAnswer())
+            await sender.setRemoteDescription(receiver.localDescription)
+            await asyncio.wait_for(done.wait(), timeout=10)
+            await sender.close()
+            await receiver.close()
+        seqs = [packet.seq for packet, _, _ in handed]
+        assert seqs == [(seqs[0] + i) & 0xFFFF for i in range(len(seqs))]  # in order, all
+        # Past a stream's first packets (aiortc's DTLS task, until its router knows the
+        # SSRC) every one comes straight from the socket's callback.
+        assert [in_task for _, in_task, _ in handed[10:]] == [False] * (len(handed) - 10)
+        assert {waiting for _, _, waiting in handed} == {0}
 
     asyncio.run(scenario())
 
