@@ -14,15 +14,26 @@ from rtc.sfu import LATE, LEVELS_INTERVAL, Sfu
 
 
 def run_levels(stalls: list[float]) -> None:
-    """Run the levels ticks while the loop is held up for each of `stalls` (seconds) in turn."""
+    """Run the levels ticks while the loop is held up for each of `stalls` (seconds) in turn,
+    each stall starting right after a tick and followed by the next tick."""
 
     async def scenario() -> None:
         sfu = Sfu(IceConfig(), lambda event: None)
+        ticked = asyncio.Event()
+        send_levels = sfu.send_levels
+
+        def tick() -> None:
+            send_levels()
+            ticked.set()
+
+        sfu.send_levels = tick  # type: ignore[method-assign]
         ticks = asyncio.create_task(sfu.run_levels())
         for stall in stalls:
-            await asyncio.sleep(LEVELS_INTERVAL / 2)
+            ticked.clear()
+            await ticked.wait()  # a tick ran: the next is due LEVELS_INTERVAL from now
             time.sleep(stall)  # the loop is busy: no tick can run
-            await asyncio.sleep(LEVELS_INTERVAL * 1.5)  # the late tick runs
+            ticked.clear()
+            await ticked.wait()  # the next tick ran, late by the stall less the interval
         ticks.cancel()
 
     asyncio.run(scenario())
@@ -30,7 +41,7 @@ def run_levels(stalls: list[float]) -> None:
 
 def test_a_late_event_loop_is_logged_once(caplog: pytest.LogCaptureFixture) -> None:
     with caplog.at_level(logging.WARNING, logger="rtc"):
-        run_levels([LATE + 0.2, LATE + 0.2])
+        run_levels([LEVELS_INTERVAL + LATE + 0.2] * 2)
     lines = [r.getMessage() for r in caplog.records if "overloaded" in r.getMessage()]
     assert len(lines) == 1  # once per interval, not once per late tick
     assert "event loop ran" in lines[0]
@@ -38,5 +49,5 @@ def test_a_late_event_loop_is_logged_once(caplog: pytest.LogCaptureFixture) -> N
 
 def test_keeping_up_logs_nothing(caplog: pytest.LogCaptureFixture) -> None:
     with caplog.at_level(logging.WARNING, logger="rtc"):
-        run_levels([LATE / 4, LATE / 4])
+        run_levels([LEVELS_INTERVAL / 2] * 2)
     assert not [r for r in caplog.records if "overloaded" in r.getMessage()]
