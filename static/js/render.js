@@ -387,7 +387,7 @@ export function renderFelt(state, ctx) {
     `</div>`;
   const b = ctx.banner;
   const banner = b
-    ? `<div class="banner ${b.kind}" role="status"><b class="banner-text">${esc(b.text)}</b>` +
+    ? `<div class="banner ${b.kind}" role="status"><b class="banner-text">${bannerText(b)}</b>` +
       (b.cards?.length ? `<span class="banner-cards">${b.cards.map((c) => cardHtml(c, { lang: ctx.lang })).join("")}</span>` : "") +
       (b.detail ? `<span class="banner-detail">${esc(b.detail)}</span>` : "") +
       `</div>`
@@ -597,6 +597,17 @@ export function winningHand(view, name, t) {
   return score && p.cards?.every(Boolean) ? { cards: p.cards, points: score } : null;
 }
 
+/** A banner's words, the player's name in them kept whole: a long name is cut with «…» on a
+ * phone, never broken between its letters as the words around it may be (docs/ui.md). */
+function bannerText(b) {
+  if (b.nameAt == null) return esc(b.text);
+  const end = b.nameAt + b.name.length;
+  return `${esc(b.text.slice(0, b.nameAt))}<span class="banner-name">${esc(b.name)}</span>${esc(b.text.slice(end))}`;
+}
+
+/** Stands for the winner's name while the banner's sentence is filled, to find where it goes. */
+const NAME_MARK = "\u0000";
+
 /** Banners that a new event raises: «СВАРА!», «Игроки поделили банк», «Смотрят карты», the
  * winner with his hand. `ms`: how long it stays, long enough to read what it says. */
 export function bannerFor(event, t, view) {
@@ -625,7 +636,10 @@ export function bannerFor(event, t, view) {
   if (event.kind === "win" || event.kind === "award") {
     const [[name, amount] = ["", ""]] = payees(event);
     const hand = winningHand(view, name, t);
-    return { kind: "win", text: t("banner_win", { name, amount: amount ?? "" }), cards: hand?.cards, detail: hand?.points ?? "", ms: 5000 };
+    const sentence = t("banner_win", { name: NAME_MARK, amount: amount ?? "" });
+    const at = sentence.indexOf(NAME_MARK);
+    const text = sentence.replace(NAME_MARK, () => name);
+    return { kind: "win", text, name, nameAt: at < 0 ? null : at, cards: hand?.cards, detail: hand?.points ?? "", ms: 5000 };
   }
   return null;
 }

@@ -73,10 +73,13 @@ HANDS = [
 ]
 
 
-def showdown_state(game: str, n: int, me: str | None = None) -> dict[str, Any]:
-    """A finished hand of `n` players who all showed three cards, the first one winning:
-    the most crowded felt a hand leaves (every seat's cards face up, marks, bubbles)."""
-    names = NAMES[:n]
+def showdown_state(
+    game: str, n: int, me: str | None = None, names: list[str] | None = None
+) -> dict[str, Any]:
+    """A finished hand of `n` players (`names`, or the first of NAMES) who all showed three
+    cards, the first one winning: the most crowded felt a hand leaves (every seat's cards
+    face up, marks, bubbles)."""
+    names = (names or NAMES)[:n]
     players = []
     for i, name in enumerate(names):
         p: dict[str, Any] = {"name": name, "balance": 1000 - 10 * i, "paid": 30, "cards": HANDS[i]}

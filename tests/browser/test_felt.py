@@ -12,6 +12,7 @@ from playwright.sync_api import Page
 
 from .conftest import DESKTOP, PHONE
 from .felt import NAMES, between_state, draw, playing_state, showdown_state, vote_state
+from .layout import problems
 
 SIZES = (PHONE, {"width": 390, "height": 844}, DESKTOP)
 
@@ -59,6 +60,25 @@ def test_the_showdown_shows_the_winner_and_his_hand(felt: Any, artifacts: Path) 
     assert page.locator(".banner.svara .banner-detail").inner_text() == (
         f"равные очки: {NAMES[0]}, {NAMES[1]} · Взнос 45 ₽"
     )
+
+
+def test_a_long_name_in_the_banner_is_never_broken(felt: Any, artifacts: Path) -> None:
+    """The winner's banner keeps his name whole in every language: the words around it may
+    wrap, his name is never broken between its letters (on a phone a name too long for the
+    banner is cut with «…»), and nothing on the felt is text on text."""
+    long = "Александра108_507"
+    names = [long, *NAMES[1:]]
+    for size in SIZES:
+        page = felt(size)
+        for lang in ("ru", "en", "bg"):
+            state = showdown_state("classic", 8, me=names[1], names=names)
+            draw(page, state, lang=lang, banner=state["view"]["events"][-1])
+            found = problems(page)
+            if found or lang == "ru":
+                shot = f"felt-long-name-{lang}-{size['width']}x{size['height']}.png"
+                page.screenshot(path=str(artifacts / shot))
+            assert found == [], f"{lang} at {size}: {found}"
+            assert page.locator(".banner.win .banner-name").text_content() == long
 
 
 def box(page: Page, selector: str) -> dict[str, float]:
