@@ -65,7 +65,8 @@ def test_the_showdown_shows_the_winner_and_his_hand(felt: Any, artifacts: Path) 
 def test_a_long_name_in_the_banner_is_never_broken(felt: Any, artifacts: Path) -> None:
     """The winner's banner keeps his name whole in every language: the words around it may
     wrap, his name is never broken between its letters (on a phone a name too long for the
-    banner is cut with «…»), and nothing on the felt is text on text."""
+    banner is cut with «…»), and nothing on the felt is text on text; nor with his name
+    among the shares of a split or the tied of a Svara."""
     long = "Александра108_507"
     names = [long, *NAMES[1:]]
     for size in SIZES:
@@ -79,6 +80,13 @@ def test_a_long_name_in_the_banner_is_never_broken(felt: Any, artifacts: Path) -
                 page.screenshot(path=str(artifacts / shot))
             assert found == [], f"{lang} at {size}: {found}"
             assert page.locator(".banner.win .banner-name").text_content() == long
+            for banner in (
+                {"kind": "split", "amounts": {long: 120, names[1]: 120}},
+                {"kind": "svara", "round": 1, "tied": names[:2], "free": names[:3], "fee": 240},
+            ):
+                draw(page, state, lang=lang, banner=banner)
+                found = problems(page)
+                assert found == [], f"{lang} {banner['kind']} at {size}: {found}"
 
 
 def box(page: Page, selector: str) -> dict[str, float]:
