@@ -598,7 +598,7 @@ export function winningHand(view, name, t) {
 }
 
 /** A banner's words, the player's name in them kept whole: a long name is cut with «…» on a
- * phone, never broken between its letters as the words around it may be (docs/ui.md). */
+ * phone, never broken between its letters as the words around it may be (docs/i18n.md). */
 function bannerText(b) {
   if (b.nameAt == null) return esc(b.text);
   const end = b.nameAt + b.name.length;
