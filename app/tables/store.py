@@ -61,12 +61,51 @@ class _Hand:
     parties: dict[str, int] = field(default_factory=dict)
 
 
+class _InPlay:
+    """The hands in play by id, and by party: which hands a name has paid into. A «Готов»
+    and a hand's start ask where else their players' money is (`TableStore.elsewhere`);
+    walking every table's hand for it made each answer cost more the more tables played
+    (docs/performance.md, «A «Готов» no longer walks every table»)."""
+
+    def __init__(self) -> None:
+        self._by_id: dict[int, _Hand] = {}
+        self._by_party: dict[str, set[int]] = {}
+
+    def get(self, hand_id: int) -> _Hand | None:
+        return self._by_id.get(hand_id)
+
+    def keep(self, hand_id: int, hand: _Hand) -> None:
+        self.drop(hand_id)
+        self._by_id[hand_id] = hand
+        for name in hand.parties:
+            self._by_party.setdefault(name, set()).add(hand_id)
+
+    def drop(self, hand_id: int) -> None:
+        hand = self._by_id.pop(hand_id, None)
+        if hand is None:
+            return
+        for name in hand.parties:
+            hands = self._by_party[name]
+            hands.discard(hand_id)
+            if not hands:
+                del self._by_party[name]
+
+    def tables_of(self, names: Iterable[str], table_id: int) -> dict[str, int]:
+        """Name → another table with a hand in play that he paid into (C-0.2)."""
+        return {
+            name: self._by_id[hand_id].table_id
+            for name in names
+            for hand_id in self._by_party.get(name, ())
+            if self._by_id[hand_id].table_id != table_id
+        }
+
+
 class TableStore:
     """The database side of every live table of this process."""
 
     def __init__(self, db: Database):
         self.db = db
-        self._hands: dict[int, _Hand] = {}  # the hands in play, by id
+        self._hands = _InPlay()
 
     # --- tables and money ---------------------------------------------------------------
     def open_tables(self) -> list[tuple[Table, Variant]]:
@@ -110,10 +149,7 @@ class TableStore:
 
     def _elsewhere(self, s: ledger.Db, table_id: int, people: Mapping[str, int]) -> dict[int, int]:
         found = {
-            people[name]: hand.table_id
-            for hand in list(self._hands.values())
-            if hand.table_id != table_id
-            for name in people.keys() & hand.parties.keys()
+            people[name]: other for name, other in self._hands.tables_of(people, table_id).items()
         }
         stacks = ledger.stacks_elsewhere(s, people.values(), table_id)
         return {**stacks, **ledger.money_tables(s, found)} if found else stacks
@@ -196,7 +232,7 @@ class TableStore:
                 stacks=stacks,
                 parties=hand.parties,
             )
-        self._hands[hand_id] = hand
+        self._hands.keep(hand_id, hand)
         metrics.HANDS.labels(game=str(doc.get("variant"))).inc()
         return hand_id
 
@@ -232,13 +268,13 @@ class TableStore:
             )
         # Committed: what this transaction found is now safe to keep (`_Hand`).
         if finished:
-            self._hands.pop(hand_id, None)
+            self._hands.drop(hand_id)
         else:
-            self._hands[hand_id] = hand
+            self._hands.keep(hand_id, hand)
 
     def forget(self, hand_id: int) -> None:
         """A hand ended outside the store (an admin's close cancelled it)."""
-        self._hands.pop(hand_id, None)
+        self._hands.drop(hand_id)
 
     def unfinished_hands(self) -> list[HandRecord]:
         with self.db.session() as s:
@@ -263,7 +299,7 @@ class TableStore:
             ledger.refund(s, hand_id, reason)
             record.status, record.finished = CANCELLED, utcnow()
             s.add(record)
-        self._hands.pop(hand_id, None)
+        self._hands.drop(hand_id)
 
     # --- helpers ------------------------------------------------------------------------
     def user_ids(self, names: Iterable[str]) -> dict[str, int]:

@@ -1,6 +1,7 @@
 """What grows faster than the players must not come back (docs/performance.md, «4,000
 players»): the work of one disconnect in the server's own Socket.IO client manager, at
-2,000 connected players against 500, in one run.
+2,000 connected players against 500, and the work of one «Готов» asking where else its
+players' money is, with 400 hands in play at other tables against 40, in one run.
 
 Counted, not timed: the rooms a disconnect visits (python-socketio walked every room of the
 namespace, and each player has one of his own) and the rooms it leaves. The manager is the
@@ -15,8 +16,14 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+import pytest
+
 from app import create_app
 from app.extensions import socketio
+from app.models import Database
+from app.tables import store as table_store
+from app.tables.store import TableStore
+from tests.server.tables.test_table_store import antes, doc, people, table
 
 SEATS = 8
 BOUND = 1.5  # the work per disconnect may grow by this much from 500 to 2,000 players
@@ -65,4 +72,47 @@ def work_per_disconnect(players: int) -> float:
 def test_a_disconnect_costs_the_same_at_2000_players_as_at_500(tmp_path: Path) -> None:
     create_app({"INSTANCE": tmp_path, "ASYNC_MODE": "threading"})
     small, large = work_per_disconnect(500), work_per_disconnect(2_000)
+    assert large / small <= BOUND, (small, large)
+
+
+class Seen(table_store._Hand):
+    """A hand in play whose table is counted each time it is read."""
+
+    reads = 0
+
+    def __getattribute__(self, name: str) -> Any:
+        if name == "table_id":
+            Seen.reads += 1
+        return super().__getattribute__(name)
+
+
+def hands_read_per_answer(db: Database, others: int, prefix: str) -> float:
+    """Hands looked at by one «Готов»'s `standing` for 8 players, with `others` tables
+    playing a hand of two other players each; one of ours, «Ёж…», paid into one of them
+    (docs/rules.md, «Money at one table at a time»)."""
+    store = TableStore(db)
+    ours = [f"Ёж{prefix}", *(f"Мария {prefix}{i}" for i in range(7))]
+    people(db, *ours)
+    here = table(db)
+    for i in range(others):
+        pair = [f"Иван {prefix}{i}", f"Ёж {prefix}{i} 🌸"]
+        people(db, *pair)
+        store.begin_hand(table(db), doc(), antes(*pair), stacks=False)
+    there = table(db)
+    store.begin_hand(there, doc(), antes(ours[0]), stacks=False)
+    ids = TableStore(db).user_ids(ours)
+    Seen.reads = 0
+    answers = 10
+    for _ in range(answers):
+        money, elsewhere = store.standing(here, ids, stacks=False, practice=False)
+        assert elsewhere == {ids[ours[0]]: there} and len(money) == 8
+    return Seen.reads / answers
+
+
+def test_a_ready_answer_costs_the_same_with_400_hands_in_play_as_with_40(
+    db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(table_store, "_Hand", Seen)
+    small, large = hands_read_per_answer(db, 40, "a"), hands_read_per_answer(db, 400, "b")
+    assert small >= 1, small  # the one hand elsewhere is found by reading it
     assert large / small <= BOUND, (small, large)
