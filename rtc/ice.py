@@ -7,6 +7,11 @@ port range that can be forwarded on a router. Addresses: aioice's module-level
 `get_host_addresses` is replaced (looked up at each gathering). Ports: the SFU runs on
 an event loop whose `create_datagram_endpoint` binds "any port" requests inside the
 range — a public asyncio API, so aioice itself is untouched.
+
+That loop is uvloop's: libuv reads up to 32 datagrams of a socket per readiness event and
+hands each to the protocol from C, where asyncio's selector loop makes one `recvfrom` and a
+loop pass of Python per datagram, and a voice connection's fixed cost is mostly those
+(docs/performance.md, «The SFU on uvloop»).
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from typing import Any
 
 import aioice.ice
 import ifaddr
+import uvloop
 from aiortc import RTCConfiguration, RTCIceServer
 
 
@@ -123,7 +129,7 @@ def drop_after(seconds: float) -> None:
     aioice.ice.CONSENT_INTERVAL = seconds / aioice.ice.CONSENT_FAILURES  # type: ignore[assignment]
 
 
-class PortRangeEventLoop(asyncio.SelectorEventLoop):
+class PortRangeEventLoop(uvloop.Loop):
     """An event loop that binds 'any port' UDP endpoints within a fixed range.
 
     aioice binds each host candidate with `local_addr=(address, 0)`; here such a request
@@ -136,10 +142,11 @@ class PortRangeEventLoop(asyncio.SelectorEventLoop):
         self.ports = ports
         self._cursor = itertools.cycle(range(len(ports)))
 
-    # Not typed (next line): the loop's signature, narrowed to the UDP endpoints aioice opens.
+    # Not typed (next line): the loop's signature, narrowed to the UDP endpoints aioice opens;
+    # the transport is `Any` as uvloop's stub has it (a `BaseProtocol`, where it is a transport).
     async def create_datagram_endpoint(  # type: ignore[override]
         self, protocol_factory: Any, local_addr: Any = None, remote_addr: Any = None, **kwargs: Any
-    ) -> tuple[asyncio.DatagramTransport, asyncio.DatagramProtocol]:
+    ) -> tuple[Any, asyncio.DatagramProtocol]:
         if local_addr is None or remote_addr is not None or local_addr[1] != 0:
             return await super().create_datagram_endpoint(
                 protocol_factory, local_addr=local_addr, remote_addr=remote_addr, **kwargs
@@ -152,7 +159,7 @@ class PortRangeEventLoop(asyncio.SelectorEventLoop):
                     protocol_factory, local_addr=(host, port), **kwargs
                 )
             except OSError as exc:
-                if exc.errno != errno.EADDRINUSE:
+                if not _in_use(exc):
                     raise
         raise OSError(
             errno.EADDRINUSE,
@@ -160,8 +167,16 @@ class PortRangeEventLoop(asyncio.SelectorEventLoop):
         )
 
 
+def _in_use(failure: OSError) -> bool:
+    """EADDRINUSE as asyncio raises it, or as uvloop does: the cause of its own OSError."""
+    cause = failure.__cause__
+    return failure.errno == errno.EADDRINUSE or (
+        isinstance(cause, OSError) and cause.errno == errno.EADDRINUSE
+    )
+
+
 def loop_factory(config: IceConfig) -> asyncio.AbstractEventLoop:
-    """The SFU's event loop: range-bound when a port range is configured."""
+    """The SFU's event loop (uvloop's, see above): range-bound when a port range is configured."""
     if config.ports is not None:
         return PortRangeEventLoop(config.ports)
-    return asyncio.SelectorEventLoop()
+    return uvloop.Loop()

@@ -638,8 +638,9 @@ class _Sending(_forward.Stream):
             self.target(None, None, None, "", 0)
             return
         protocol = pair.protocol
+        # The transport's socket, asyncio's or uvloop's (rtc/ice.py): its descriptor and family.
         sock = (
-            getattr(protocol.transport, "_sock", None) if type(protocol) is StunProtocol else None
+            protocol.transport.get_extra_info("socket") if type(protocol) is StunProtocol else None
         )
         host, port = pair.remote_addr[:2]
         self.target(pair, protocol, sock, host, port)
@@ -717,13 +718,19 @@ def transmit(dtls: RTCDtlsTransport, protected: bytes) -> None:
 
 def send_datagram(protocol: StunProtocol, data: bytes, address: tuple[str, int]) -> None:
     """Write one datagram on `protocol`'s UDP socket, or drop it when the socket's send
-    buffer is full: a late voice packet is worth nothing, and asyncio's transport would
+    buffer is full: a late voice packet is worth nothing, and the loop's transport would
     queue every one until the socket drains, without bound. Other errors go where the
     transport sends them (`error_received`: aioice logs them)."""
+    transport = protocol.transport
     # Not typed (next line): asyncio's selector transport keeps its socket as `_sock`.
-    sock = getattr(protocol.transport, "_sock", None)
-    if sock is None:  # another event loop's transport: its own sendto
-        protocol.transport.sendto(data, address)
+    sock = getattr(transport, "_sock", None)
+    if sock is None:  # uvloop's transport (the SFU's loop, rtc/ice.py): its own sendto,
+        # which holds one while the socket is full. Not typed (next line): uvloop's UDP
+        # transport has the size, typeshed's DatagramTransport does not.
+        if transport.get_write_buffer_size():  # type: ignore[attr-defined]
+            Counters.send_dropped += 1
+        else:
+            transport.sendto(data, address)
         return
     try:
         sock.sendto(data, address)

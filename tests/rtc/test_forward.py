@@ -3,6 +3,7 @@ same datagrams on the wire, its counters, its drops and its failures, one listen
 
 from __future__ import annotations
 
+import asyncio
 import random
 import socket
 import struct
@@ -11,6 +12,7 @@ from typing import Any
 import aiortc.clock
 import pylibsrtp
 import pytest
+import uvloop
 from aiortc.rtcdtlstransport import State as DtlsState
 
 from rtc import _forward
@@ -254,3 +256,29 @@ def test_a_relayed_pair_goes_through_python_and_nothing_goes_without_a_connectio
     _forward.forward([relayed], b"e", 9, 3840, 0, None, 7, 0.0)
     assert relayed.relayed[1] == theirs.protect(plain(relayed, 111, 0, 4, 3840, b"e"))
     assert not relayed.failures
+
+
+def test_the_compiled_path_writes_on_the_socket_of_a_uvloop_transport(inbox: Any) -> None:
+    """The SFU runs on uvloop (rtc/ice.py): the socket its transport gives
+    (`get_extra_info("socket")`, as `_Sending.retarget` asks it) is one the compiled path
+    writes directly — `target` says so — and the listener gets pylibsrtp's datagram."""
+    key = random.Random(5).randbytes(30)
+
+    async def scenario() -> None:
+        loop = asyncio.get_running_loop()
+        transport, _ = await loop.create_datagram_endpoint(
+            asyncio.DatagramProtocol, local_addr=("127.0.0.1", 0)
+        )
+        try:
+            pair = Pair(transport.get_extra_info("socket"), inbox.getsockname())
+            stream = Stream(key, 33, (7, 9), None, red=None)
+            assert stream.target(pair, pair.protocol, pair.sock, *pair.remote_addr)
+            stream.nominated[1] = pair
+            assert _forward.forward([stream], b"\xfcuv", 500, 960, 0, None, object(), 0.0) == 0
+            packet = plain(stream, 111, 0, 7, 9 + 960, b"\xfcuv")
+            assert inbox.recv(1500) == _srtp_session(key).protect(packet)
+            assert not stream.relayed and not stream.failures
+        finally:
+            transport.close()
+
+    uvloop.run(scenario())

@@ -7,6 +7,7 @@ import errno
 import socket
 
 import pytest
+import uvloop
 from aioice import Connection
 
 from rtc.ice import (
@@ -147,3 +148,13 @@ def test_rtc_configuration_lists_exactly_the_configured_servers() -> None:
     assert [(s.urls, s.username, s.credential) for s in servers] == [
         ("turn:example.org:3478", "u", "p")
     ]
+
+
+def test_the_sfus_loop_is_uvloops_with_or_without_a_port_range() -> None:
+    """rtc/ice.py: the SFU's loop reads many datagrams per readiness event (libuv's)."""
+    for config in (IceConfig(), IceConfig(ports=free_range(2))):
+        loop = loop_factory(config)
+        try:
+            assert isinstance(loop, uvloop.Loop)
+        finally:
+            loop.close()

@@ -17,6 +17,7 @@ import aiortc.rtcrtpreceiver
 import aiortc.rtcrtpsender
 import pylibsrtp
 import pytest
+import uvloop
 from aioice.ice import StunProtocol
 from aiortc import RTCConfiguration, RTCPeerConnection
 from aiortc.mediastreams import MediaStreamError, MediaStreamTrack
@@ -158,6 +159,47 @@ def test_a_datagram_at_a_full_send_buffer_is_dropped_not_queued() -> None:
             listener.close()
 
     asyncio.run(scenario())
+
+
+class _Held:
+    """uvloop's transport of a UDP socket whose buffer is full: it holds a datagram."""
+
+    def __init__(self) -> None:
+        self.sent: list[bytes] = []
+
+    def get_write_buffer_size(self) -> int:
+        return 1
+
+    def sendto(self, data: bytes, address: object) -> None:
+        self.sent.append(data)
+
+
+def test_on_uvloop_a_datagram_goes_out_and_none_piles_up_behind_a_full_socket() -> None:
+    """The SFU's own loop (rtc/ice.py): `send_datagram` writes through uvloop's transport,
+    which has no `_sock`; while that transport still holds a datagram (its socket's buffer
+    was full) the next ones are dropped and counted, not queued behind it."""
+
+    async def scenario() -> None:
+        loop = asyncio.get_running_loop()
+        assert isinstance(loop, uvloop.Loop)
+        listener, inbox = await loop.create_datagram_endpoint(_Inbox, local_addr=("127.0.0.1", 0))
+        transport, protocol = await loop.create_datagram_endpoint(
+            lambda: StunProtocol(None),
+            local_addr=("127.0.0.1", 0),  # type: ignore[arg-type]
+        )
+        try:
+            send_datagram(protocol, b"first", listener.get_extra_info("sockname"))
+            assert await asyncio.wait_for(inbox.got.get(), timeout=5) == b"first"
+        finally:
+            transport.close()
+            listener.close()
+        held = _Held()
+        protocol.transport = held  # type: ignore[assignment]
+        dropped = Counters.send_dropped
+        send_datagram(protocol, b"lost", ("127.0.0.1", 9))
+        assert (held.sent, Counters.send_dropped - dropped) == ([], 1)
+
+    uvloop.run(scenario())
 
 
 async def _connect(track: MediaStreamTrack) -> tuple[RTCPeerConnection, RTCPeerConnection]:
