@@ -10,7 +10,8 @@ and seated they play for `--warmup` seconds untimed (every table starts at once:
 before each decision (a person); `--pace 0` answers at once (full speed). Prints one JSON
 line per run: action → update latency p50/p95/p99 at the other seats, actions/s, and the
 server's mean CPU (% of one core), peak RSS and open file descriptors. `--profile DIR`
-records the server with py-spy for each run (collapsed stacks per run,
+records the server with py-spy during each run's timed play — not the connecting, the
+warm-up nor the disconnects — without pausing it (`--nonblocking`; raw stacks per run,
 DIR/load-N-pace.txt).
 
 `--soak SECONDS`: one run (the first `--tables` and `--pace`) of that length instead, which
@@ -26,11 +27,29 @@ import signal
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 
 from .loadgen import by_minute, drift, load_server, prepare, run_tables, sqlite_url
 
 PY_SPY = str(Path(sys.executable).with_name("py-spy"))
+
+
+@contextmanager
+def py_spy(pid: int, graph: Path) -> Iterator[None]:
+    """py-spy records process `pid` into `graph` while the block runs."""
+    spy = subprocess.Popen(
+        [PY_SPY, "record", "--nonblocking", "--format", "raw", "--rate", "100",
+         "--output", str(graph), "--pid", str(pid)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        yield
+    finally:  # py-spy writes its record when interrupted
+        spy.send_signal(signal.SIGINT)
+        spy.wait(timeout=120)
 
 
 def one_run(
@@ -47,29 +66,21 @@ def one_run(
         instance = Path(folder)
         with load_server(instance) as server:
             seatings = prepare(sqlite_url(instance), instance, tables, seats)
-            spy = None
+            during = None
             if profile is not None:
                 profile.mkdir(parents=True, exist_ok=True)
                 graph = profile / f"load-{tables}-{pace:g}.txt"
-                spy = subprocess.Popen(
-                    [PY_SPY, "record", "--format", "raw", "--rate", "50", "--output", str(graph),
-                     "--pid", str(server.process.pid)],
-                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                )  # fmt: skip
-            try:
-                result = run_tables(
-                    server.url,
-                    server.process.pid,
-                    seatings,
-                    pace,
-                    seconds,
-                    workers=workers,
-                    warmup=warmup,
-                )
-            finally:
-                if spy is not None:  # py-spy writes its record when interrupted
-                    spy.send_signal(signal.SIGINT)
-                    spy.wait(timeout=120)
+                during = partial(py_spy, server.process.pid, graph)
+            result = run_tables(
+                server.url,
+                server.process.pid,
+                seatings,
+                pace,
+                seconds,
+                workers=workers,
+                warmup=warmup,
+                during=during,
+            )
     if not soak:
         return result.summary()
     for minute in by_minute(result):

@@ -29,8 +29,8 @@ import statistics
 import threading
 import time
 import urllib.request
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -527,12 +527,14 @@ def run_tables(
     workers: int = 2,
     seed: int = 0,
     warmup: float = 0.0,
+    during: Callable[[], AbstractContextManager[object]] | None = None,
 ) -> Result:
     """Play `seatings` for `seconds` with `workers` client processes; measure the server.
 
     At `go` every table's players answer «Готов» within one pace, all 500 tables' at once
     where people would trickle in; `warmup` seconds of play before the timed `seconds`
-    keep that start out of the figures (docs/performance.md, «The synchronised start»)."""
+    keep that start out of the figures (docs/performance.md, «The synchronised start»).
+    `during` is entered for the timed play only (a profiler: `bench_load --profile`)."""
     context = mp.get_context("spawn")  # no inherited sockets or threads
     go = context.Event()
     out = context.Queue()
@@ -556,7 +558,7 @@ def run_tables(
         go.set()
         time.sleep(warmup)
         before = loop_late(url)
-        with Sampler(server_pid).running() as sampler:
+        with Sampler(server_pid).running() as sampler, (during or nullcontext)():
             played = [_next(out, processes, seconds + WAIT) for _ in processes]
         late = {bound: n - before.get(bound, 0.0) for bound, n in loop_late(url).items()}
     finally:
