@@ -88,8 +88,8 @@ class Seen(table_store._Hand):
 
 def hands_read_per_answer(db: Database, others: int, prefix: str) -> float:
     """Hands looked at by one «Готов»'s `standing` for 8 players, with `others` tables
-    playing a hand of two other players each; one of ours, «Ёж…», paid into one of them
-    (docs/rules.md, «Money at one table at a time»)."""
+    playing a hand of two other players each; one of ours, «Ёж…», paid into one of them,
+    so his money is there (C-0.2; docs/rules.md, «Money at one table at a time»)."""
     store = TableStore(db)
     ours = [f"Ёж{prefix}", *(f"Мария {prefix}{i}" for i in range(7))]
     people(db, *ours)
@@ -100,7 +100,7 @@ def hands_read_per_answer(db: Database, others: int, prefix: str) -> float:
         store.begin_hand(table(db), doc(), antes(*pair), stacks=False)
     there = table(db)
     store.begin_hand(there, doc(), antes(ours[0]), stacks=False)
-    ids = TableStore(db).user_ids(ours)
+    ids = store.user_ids(ours)
     Seen.reads = 0
     answers = 10
     for _ in range(answers):
