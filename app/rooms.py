@@ -12,10 +12,11 @@ between processes (`RedisManager`), are python-socketio's own.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from typing import Any
 
 import socketio
+from socketio import packet
 
 #: Flask-SocketIO's channel: the one its write-only emitters (another process) publish on.
 CHANNEL = "flask-socketio"
@@ -62,6 +63,19 @@ class RoomIndex(socketio.Manager):
     def get_rooms(self, sid: Hashable, namespace: str) -> list[Hashable]:
         return [r for r in self.rooms_of.get((namespace, sid), ()) if r is not None]
 
+    def send_to(self, sid: str, event: str, data: Any, namespace: str = "/") -> bool:
+        """`event` to one client of this process: the packet `emit(event, data, to=sid)`
+        sends, without the layers around it. Each table state is one of these, and
+        Flask-SocketIO's and python-socketio's emit (their arguments, a log call, a copy of
+        the client's own room to walk it) cost as much as encoding the state
+        (docs/performance.md, «One client, one packet»). False when `sid` is no client here."""
+        eio_sid = self.eio_sid_from_sid(sid, namespace)
+        if eio_sid is None:
+            return False
+        made = self.server.packet_class(packet.EVENT, data=[event, data], namespace=namespace)
+        self.server._send_packet(eio_sid, made)
+        return True
+
 
 class IndexedManager(RoomIndex):
     """One process (no message queue)."""
@@ -96,6 +110,19 @@ class IndexedRedisManager(RoomIndex, socketio.RedisManager):
             event, data, namespace=namespace, room=room, skip_sid=skip_sid, callback=callback,
             **kwargs,
         )  # fmt: skip
+
+
+def sender(socketio: Any) -> Callable[..., None]:
+    """`emit(event, data, to=sid)` for the tables' states (runtime.py `Services.emit`): to a
+    client of this process directly (`RoomIndex.send_to`), any other through Flask-SocketIO
+    (another process's client, over the queue; or none)."""
+
+    def emit(event: str, data: Any, to: str) -> None:
+        manager = socketio.server.manager
+        if not (isinstance(manager, RoomIndex) and manager.send_to(to, event, data)):
+            socketio.emit(event, data, to=to)
+
+    return emit
 
 
 def client_manager(message_queue: str | None) -> socketio.Manager | None:

@@ -38,8 +38,9 @@ COMMON = (
     "app.i18n",
     "app.clients",
 )
-# The event layer and a table's rules (models + the engine), used by the features.
-FEATURE = (*COMMON, "app.protocol", "app.table_rules", "app.shards")
+# The event layer (its gate and its client manager) and a table's rules (models + the
+# engine), used by the features.
+FEATURE = (*COMMON, "app.protocol", "app.rooms", "app.table_rules", "app.shards")
 WEB = ("app.models", "app.ledger", "app.chat", "app.auth", "app.lobby", "app.tables", "app.bots")
 # Each room of docs/architecture.md's table: its modules, and what they may import besides
 # their own room (and the `app` package itself, which is import-free: `create_app` imports

@@ -19,6 +19,7 @@ from app.auth.presence import Player
 from app.chat import Chat
 from app.engine.handfile import replay_record
 from app.models.db import EXTENSION as DB
+from app.rooms import sender
 from app.shards import Shard
 
 from .model import Person, TableError
@@ -46,7 +47,7 @@ class Tables:
         self.services = Services(
             store=self.store,
             scheduler=self.scheduler,
-            emit=socketio.emit,
+            emit=sender(socketio),
             chat=lambda table_id: Chat.from_config(config, app.extensions[DB], table_id),
             seats_changed=lambda table_id: self._seats_changed(table_id, seats_changed),
         )

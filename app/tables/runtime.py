@@ -81,7 +81,7 @@ class Services:
 
     store: TableStore
     scheduler: Scheduler
-    emit: Callable[..., None]  # socketio.emit
+    emit: Callable[..., None]  # emit(event, data, to=sid): app/rooms.py `sender`
     chat: Callable[[int], Chat]  # a table's chat, kept in the database (C-8.4)
     seats_changed: Callable[[int], None]  # the registry's: occupancy stored, the lobby told
     hooks: Hooks = field(default_factory=Hooks)

@@ -11,7 +11,8 @@ import socketio
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.rooms import IndexedManager, client_manager
+from app.rooms import IndexedManager, client_manager, sender
+from app.wire import WirePacket
 
 CLIENTS = ["Иван", "Ёж", "мАрия", "Петър", "🦔"]
 ROOMS = ["lobby", "table 1", "table 2", "voice 1"]
@@ -109,3 +110,71 @@ def test_python_socketio_walks_every_room_at_a_disconnect() -> None:
 def test_the_manager_for_each_queue() -> None:
     assert isinstance(client_manager(None), IndexedManager)
     assert client_manager("amqp://127.0.0.1//") is None
+
+
+class Wire:
+    """A server as the managers write to it: the text of each packet, by Engine.IO sid."""
+
+    packet_class = WirePacket
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, str]] = []
+
+    def _send_packet(self, eio_sid: str, made: WirePacket) -> None:  # `send_to`'s way
+        self.sent.append((eio_sid, made.encode()))
+
+    def _send_eio_packet(self, eio_sid: str, eio_pkt: Any) -> None:  # `emit`'s way
+        self.sent.append((eio_sid, eio_pkt.data))
+
+
+def connected(manager: socketio.Manager, names: list[str]) -> tuple[Wire, dict[str, str]]:
+    serving(manager)
+    sids = {name: manager.connect("eio-" + name, "/") for name in names}
+    wire = Wire()
+    manager.server.packet_class, manager.server._send_packet = wire.packet_class, wire._send_packet
+    manager.server._send_eio_packet = wire._send_eio_packet
+    return wire, sids
+
+
+STATE = {"table": 7, "seats": [{"name": "Ёж", "money": 2**40}, None], "news": ["Мария 🌸"]}
+
+
+def test_send_to_writes_the_packet_emit_writes_to_that_client_only() -> None:
+    ours, theirs = IndexedManager(), IndexedManager()
+    ours_wire, ours_sids = connected(ours, CLIENTS)
+    theirs_wire, theirs_sids = connected(theirs, CLIENTS)
+    for name in ("Иван", "🦔"):
+        assert ours.send_to(ours_sids[name], "table:state", STATE)
+        theirs.emit("table:state", STATE, "/", to=theirs_sids[name])
+    assert ours_wire.sent == theirs_wire.sent
+    assert [eio for eio, _ in ours_wire.sent] == ["eio-Иван", "eio-🦔"]
+    assert '"Ёж"' in ours_wire.sent[0][1]  # text as it is, not \\u escapes (app/wire.py)
+
+
+def test_send_to_a_client_not_here_sends_nothing() -> None:
+    manager = IndexedManager()
+    wire, sids = connected(manager, ["Иван", "Мария"])
+    manager.disconnect(sids["Мария"], "/")
+    assert not manager.send_to(sids["Мария"], "table:state", STATE)
+    assert not manager.send_to("no such sid", "table:state", STATE)
+    assert not manager.send_to(sids["Иван"], "table:state", STATE, namespace="/voice")
+    assert wire.sent == []
+
+
+def test_the_tables_sender_goes_through_flask_socketio_for_others() -> None:
+    """A client of another process (RedisManager) or no manager of ours: `socketio.emit`."""
+    manager = IndexedManager()
+    wire, sids = connected(manager, ["Иван"])
+    emitted: list[tuple[Any, ...]] = []
+    flask_socketio = SimpleNamespace(
+        server=SimpleNamespace(manager=manager),
+        emit=lambda event, data, to: emitted.append((event, data, to)),
+    )
+    emit = sender(flask_socketio)
+    emit("table:state", STATE, to=sids["Иван"])
+    emit("table:state", STATE, to="elsewhere")
+    assert [eio for eio, _ in wire.sent] == ["eio-Иван"]
+    assert emitted == [("table:state", STATE, "elsewhere")]
+    flask_socketio.server.manager = socketio.Manager()
+    emit("table:state", STATE, to=sids["Иван"])
+    assert emitted[-1] == ("table:state", STATE, sids["Иван"])
