@@ -12,6 +12,10 @@ it in an Engine.IO message. Rows, each the median of R runs over the same hands:
 - `changed`, by packet class: `default` (python-socketio's `Packet`: a binary scan of every
   payload, stdlib json), `text` (no scan, stdlib json) and `wire` (app/wire.py's
   `WirePacket`, the server's: no scan, orjson).
+- `changed` through an in-process Flask-SocketIO server (8 clients connected to its
+  client manager, app/rooms.py's; its Engine.IO encoding each message as the socket's writer
+  would, sending nothing): `emit` (Flask-SocketIO's `socketio.emit(…, to=sid)`, the way the
+  tables sent before) and `send_to` (app/rooms.py's `sender`, the server's now).
 The figure is table:state packets encoded per second of CPU, and the ratio to the first row.
 """
 
@@ -28,6 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from engineio import packet as eio_packet
+from flask import Flask
+from flask_socketio import SocketIO
 from socketio import packet
 
 from app.chat import Chat
@@ -36,6 +42,7 @@ from app.engine.hand import Event, Seat
 from app.engine.policies.simple import RandomBot
 from app.engine.simulate import seeded_deals
 from app.models import Database
+from app.rooms import IndexedManager, sender
 from app.tables.model import Member, Person
 from app.tables.runtime import LiveTable, Services
 from app.tables.scheduler import Scheduler
@@ -69,6 +76,37 @@ class Wire:
         pkt = self.packet_class(packet.EVENT, namespace="/", data=[event, data])
         eio_packet.Packet(eio_packet.MESSAGE, pkt.encode()).encode()
         self.sent += 1
+
+
+class Served(Wire):
+    """`emit` by a Socket.IO server in-process: Flask-SocketIO's own, or app/rooms.py's
+    `sender` (`direct`); each client's Engine.IO message encoded, as its writer would."""
+
+    def __init__(self, direct: bool):
+        super().__init__(WirePacket)
+        socketio = SocketIO(
+            Flask(__name__),
+            async_mode="threading",
+            client_manager=IndexedManager(),
+            serializer=WirePacket,
+        )
+        server = socketio.server
+        server.eio.send_packet = lambda eio_sid, message: message.encode()
+        self.sids = {
+            f"sid{seat}": server.manager.connect(f"eio{seat}", "/") for seat in range(SEATS)
+        }
+        self.send = sender(socketio) if direct else socketio.emit
+
+    def emit(self, event: str, data: dict[str, Any], to: str) -> None:
+        self.send(event, data, to=self.sids[to])
+        self.sent += 1
+
+
+WIRES: dict[str, Callable[[], Wire]] = {
+    **{name: (lambda cls=cls: Wire(cls)) for name, cls in PACKETS.items()},
+    "emit": lambda: Served(direct=False),
+    "send_to": lambda: Served(direct=True),
+}
 
 
 def table(folder: Path, wire: Wire) -> LiveTable:
@@ -136,12 +174,12 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
     rows = [("viewer-alone", "default", viewer_alone), ("viewer-alone", "wire", viewer_alone)]
-    rows += [("changed", name, LiveTable._changed) for name in PACKETS]
+    rows += [("changed", name, LiveTable._changed) for name in WIRES]
     base = None
     for how, packet_name, changed in rows:
         rates, sent = [], 0
         for seed in range(args.repeats):
-            wire = Wire(PACKETS[packet_name])
+            wire = WIRES[packet_name]()
             spent, sent = run(args.hands, seed, changed, wire)
             rates.append(sent / spent)
         rate = statistics.median(rates)

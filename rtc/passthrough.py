@@ -57,7 +57,7 @@ import random
 import struct
 import time
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Set
 from contextlib import contextmanager
 from typing import Any, cast
 
@@ -421,13 +421,17 @@ def _receive_directly(dtls: RTCDtlsTransport) -> None:
         return  # another relayed receiver on the same (bundled) transport
     queued = connection.data_received
     ssrcs = dtls._rtp_router.ssrc_table
+    keyed: list[Any] = [None, 0]  # the receiving SRTP session (kept alive), its context
 
     def data_received(data: bytes, component: int) -> None:
         # The SRTP packets (RFC 7983: first byte 128–191) that are RTP, not RTCP.
         if len(data) >= 12 and 127 < data[0] < 192 and not 191 < data[1] < 209:
             relay = getattr(ssrcs.get(_SSRC.unpack_from(data, 8)[0]), "_svara_relay", None)
             if relay is not None and dtls._state is DtlsState.CONNECTED:
-                _receive_srtp(dtls, relay, data)
+                session = dtls._rx_srtp
+                if session is not keyed[0]:
+                    keyed[:] = session, _context(session)
+                _receive_srtp(dtls, relay, keyed[1], data)
                 return
         queued(data, component)
 
@@ -449,14 +453,15 @@ def _datagram_received(self: StunProtocol, data: bytes | str, addr: tuple[Any, .
         _original_datagram_received(self, data, addr)
 
 
-def _receive_srtp(dtls: RTCDtlsTransport, relay: Relay, data: bytes) -> None:
-    """Decrypt and relay one SRTP packet, counted as aiortc's DTLS transport counts it;
-    one that fails is dropped and logged (the socket's reading goes on)."""
+def _receive_srtp(dtls: RTCDtlsTransport, relay: Relay, context: int, data: bytes) -> None:
+    """Decrypt (with the receiving session's libsrtp `context`, in one compiled call:
+    `_forward.unprotect`) and relay one SRTP packet, counted as aiortc's DTLS transport
+    counts it; one that fails is dropped and logged (the socket's reading goes on)."""
     # Not typed (below): the DTLS transport's counters (its stats).
     dtls._RTCDtlsTransport__rx_bytes += len(data)  # type: ignore[attr-defined]
     dtls._RTCDtlsTransport__rx_packets += 1  # type: ignore[attr-defined]
     try:
-        relay.receive(dtls._rx_srtp.unprotect(data))
+        relay.receive(_forward.unprotect(_SRTP_UNPROTECT, context, data))
     except pylibsrtp.Error:
         pass  # a replay or a forgery, as aiortc drops it
     except Exception:
@@ -471,6 +476,9 @@ ASKS = 3
 ASK_WITHIN = 10
 
 
+_NOTHING: frozenset[int] = frozenset()
+
+
 class UplinkNacks:
     """What the SFU asks a publisher for again (stands in for aiortc's `NackGenerator`,
     which asks only at a new gap: a lost retransmission was asked for again at the next
@@ -480,7 +488,7 @@ class UplinkNacks:
     def __init__(self) -> None:
         self.max_seq: int | None = None
         self._asked: dict[int, int] = {}  # missing seq: times asked
-        self.missing: set[int] = set()  # the ask of the last `add`
+        self.missing: Set[int] = _NOTHING  # the ask of the last `add`
 
     def add(self, seq: int) -> bool:
         """Note packet `seq` arrived; is there something to ask for now (in `missing`)?"""
@@ -488,6 +496,10 @@ class UplinkNacks:
             self.max_seq = seq
             return False
         ahead = (seq - self.max_seq) & 0xFFFF
+        if ahead == 1 and not self._asked:  # the next packet, nothing missing: most packets
+            self.max_seq = seq
+            self.missing = _NOTHING
+            return False
         if 0 < ahead < 0x8000:
             for gap in range(max(1, ahead - ASK_WITHIN), ahead):  # none older than that
                 self._asked[(self.max_seq + gap) & 0xFFFF] = 0
@@ -576,9 +588,21 @@ def current_ms() -> int:
     return int((time.time() + NTP_UNIX_OFFSET) * 1000)
 
 
-#: The address of libsrtp's `srtp_protect` in pylibsrtp's binding (which links libsrtp
-#: statically): the compiled forwarding calls the same libsrtp, on aiortc's sessions.
-_SRTP_PROTECT = int(_srtp_ffi.cast("uintptr_t", _srtp_ffi.addressof(_srtp_lib, "srtp_protect")))
+def _address(pointer: Any) -> int:
+    return int(_srtp_ffi.cast("uintptr_t", pointer))
+
+
+#: The addresses of libsrtp's `srtp_protect` and `srtp_unprotect` in pylibsrtp's binding
+#: (which links libsrtp statically): the compiled forwarding calls the same libsrtp, on
+#: aiortc's sessions.
+_SRTP_PROTECT = _address(_srtp_ffi.addressof(_srtp_lib, "srtp_protect"))
+_SRTP_UNPROTECT = _address(_srtp_ffi.addressof(_srtp_lib, "srtp_unprotect"))
+
+
+def _context(session: pylibsrtp.Session) -> int:
+    """The address of `session`'s libsrtp context (`srtp_t`), valid while `session` lives."""
+    # pylibsrtp's private libsrtp context (untyped there).
+    return _address(session._srtp[0])
 
 
 class _Sending(_forward.Stream):
@@ -622,8 +646,7 @@ class _Sending(_forward.Stream):
             red=types.get("red"),
             origins=(random_sequence_number(), random32()),
             protect=_SRTP_PROTECT,
-            # pylibsrtp's private libsrtp context (untyped there), kept alive by `session`.
-            srtp=int(_srtp_ffi.cast("uintptr_t", session._srtp[0])),
+            srtp=_context(session),  # kept alive by `session`
             session=session,
             nominated=dtls.transport._connection._nominated,
         )

@@ -31,7 +31,7 @@ from aiortc.rtp import (
 )
 from aiortc.sdp import SessionDescription
 
-from rtc import passthrough
+from rtc import _forward, passthrough
 from rtc.gate import GateTrack
 from rtc.passthrough import (
     AIORTC_VERSION,
@@ -96,6 +96,39 @@ def test_the_fast_protect_encrypts_as_pylibsrtp_does() -> None:
         theirs.protect(too_long)
     with pytest.raises(ValueError):
         protect(ours, too_long)
+
+
+def _srtp_inbound(key: bytes) -> pylibsrtp.Session:
+    """An inbound SRTP session as aiortc's DTLS transport makes one."""
+    return pylibsrtp.Session(pylibsrtp.Policy(key=key, ssrc_type=pylibsrtp.Policy.SSRC_ANY_INBOUND))
+
+
+def test_the_compiled_unprotect_decrypts_as_pylibsrtp_does_and_refuses_what_it_refuses() -> None:
+    """The receive path's decryption (`_forward.unprotect` on a session's context) gives
+    pylibsrtp's bytes for two streams, and raises pylibsrtp's error for a replay and a
+    forged packet, ValueError for a packet too long, TypeError for what is not bytes."""
+    key = random.Random(11).randbytes(30)
+    sender, ours, theirs = _srtp_session(key), _srtp_inbound(key), _srtp_inbound(key)
+    context = passthrough._context(ours)
+    unprotect = passthrough._SRTP_UNPROTECT
+    for seq, ssrc, size in [(1, 11, 40), (2, 11, 300), (1, 22, 12), (3, 11, 1300)]:
+        packet = b"\x80\x6f" + seq.to_bytes(2, "big") + bytes(4) + ssrc.to_bytes(4, "big")
+        packet += bytes(range(256)) * (size // 256) + bytes(size % 256)
+        protected = sender.protect(packet)
+        assert _forward.unprotect(unprotect, context, protected) == packet
+        assert theirs.unprotect(protected) == packet
+        with pytest.raises(pylibsrtp.Error):  # the same packet again: a replay
+            _forward.unprotect(unprotect, context, protected)
+    forged = bytearray(sender.protect(b"\x80\x6f\x00\x04" + bytes(4) + (11).to_bytes(4, "big")))
+    forged[14] ^= 1
+    with pytest.raises(pylibsrtp.Error):
+        _forward.unprotect(unprotect, context, bytes(forged))
+    with pytest.raises(ValueError):
+        _forward.unprotect(unprotect, context, bytes(1501))
+    with pytest.raises(TypeError):
+        _forward.unprotect(unprotect, context, bytearray(40))  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        _forward.unprotect(unprotect, 0, protected)
 
 
 class _Socket:
