@@ -117,6 +117,7 @@ DEFAULTS: dict[str, Any] = {
     "VOICE_TURN_CLI_PASSWORD": None,  # its cli-password
     "VOICE_PUBLIC_ADDRESS": None,  # the router's public IP, offered besides the SFU's own
     "VOICE_DROP_AFTER": None,  # seconds without ICE consent before a peer is dropped; None ≈ 30
+    "VOICE_TICK_MS": None,  # the SFU reads its sockets once per tick while audio flows; None: 10
 }
 
 

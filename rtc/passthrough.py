@@ -107,6 +107,7 @@ RED_CODEC = RTCRtpCodecParameters(
 class Counters:
     """What the retransmission did, for the SFU's stats (docs/voice-protocol.md)."""
 
+    received = 0  # RTP packets of relayed mics (rtc/ticks.py reads whether audio flows)
     red_received = 0  # packets of publishers that came as RED (Opus inside)
     red_sent = 0  # RED packets forwarded as they came (to listeners with RED)
     red_unwrapped = 0  # RED packets forwarded as their primary frame (listeners without)
@@ -293,6 +294,7 @@ class Relay:
     def receive(self, data: bytes) -> None:
         """One decrypted RTP packet of this mic (a malformed one is dropped)."""
         receiver = self._receiver
+        Counters.received += 1
         if not receiver._enabled or len(data) < 12 or self._queue is None:
             return
         first, second, seq, timestamp, ssrc = _RTP_HEADER.unpack_from(data)

@@ -34,6 +34,7 @@ from .ice import (
 )
 from .room import RoomError
 from .sfu import OfferError, Sfu
+from .ticks import MAX_TICK, TICK, Ticks
 
 logger = logging.getLogger("rtc")
 
@@ -207,8 +208,11 @@ class Server:
         return {}
 
 
-async def serve(socket_path: Path, ice: IceConfig, *, watch_stdin: bool) -> None:
-    """Listen on `socket_path` until SIGTERM/SIGINT or (with `watch_stdin`) stdin EOF."""
+async def serve(
+    socket_path: Path, ice: IceConfig, *, watch_stdin: bool, tick: float = TICK
+) -> None:
+    """Listen on `socket_path` until SIGTERM/SIGINT or (with `watch_stdin`) stdin EOF; while
+    audio flows, read the sockets in ticks of `tick` seconds (rtc/ticks.py; 0: at once)."""
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
@@ -221,12 +225,17 @@ async def serve(socket_path: Path, ice: IceConfig, *, watch_stdin: bool) -> None
     )
     os.chmod(socket_path, 0o600)
     levels = asyncio.create_task(server_state.sfu.run_levels())
+    ticks = Ticks(loop, tick, lambda: passthrough.Counters.received) if tick else None
+    if ticks is not None:
+        ticks.start()
     watcher = asyncio.create_task(_wait_stdin_eof(stop)) if watch_stdin else None
     logger.info("voice SFU listening on %s", socket_path)
     print("ready", flush=True)  # for whoever waits on our stdout (tests, the benchmark)
     try:
         await stop.wait()
     finally:
+        if ticks is not None:
+            ticks.stop()
         server.close()
         for client in list(server_state.clients):
             client.writer.close()
@@ -263,8 +272,19 @@ def _ice_servers(text: str) -> tuple[IceServer, ...]:
     )
 
 
-def parse_args(argv: list[str] | None) -> tuple[Path, IceConfig, bool]:
-    """Command line → (socket path, ICE config, watch stdin)."""
+def _tick_ms(text: str) -> float:
+    """`--tick-ms` → seconds: 0 (each datagram read as it comes) up to MAX_TICK."""
+    try:
+        ms = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--tick-ms takes milliseconds, not {text!r}") from None
+    if not 0 <= ms <= MAX_TICK * 1000:
+        raise argparse.ArgumentTypeError(f"--tick-ms is 0 to {MAX_TICK * 1000:g} ms")
+    return ms / 1000
+
+
+def parse_args(argv: list[str] | None) -> tuple[Path, IceConfig, bool, float]:
+    """Command line → (socket path, ICE config, watch stdin, tick in seconds)."""
     parser = argparse.ArgumentParser(prog="python -m rtc", description=__doc__)
     parser.add_argument("--socket", type=Path, required=True, help="unix socket to listen on")
     parser.add_argument(
@@ -287,11 +307,19 @@ def parse_args(argv: list[str] | None) -> tuple[Path, IceConfig, bool]:
         type=float,
         help="seconds without an answer to ICE consent checks before a peer is dropped (~30)",
     )
+    parser.add_argument(
+        "--tick-ms",
+        type=_tick_ms,
+        default=TICK,
+        help=f"while audio flows, read the sockets once per tick (default {TICK * 1000:g}; "
+        "0: each datagram as it comes)",
+    )
     args = parser.parse_args(argv)
     if args.drop_after is not None:
         drop_after(args.drop_after)
     addresses = resolve_addresses(args.address) if args.address else None
-    return args.socket, IceConfig(args.ice_servers, addresses, args.ports), args.watch_stdin
+    ice = IceConfig(args.ice_servers, addresses, args.ports)
+    return args.socket, ice, args.watch_stdin, args.tick_ms
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -299,8 +327,8 @@ def main(argv: list[str] | None = None) -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s rtc %(levelname)s %(message)s")
     for chatty in ("aioice", "aiortc"):  # a line per ICE check otherwise
         logging.getLogger(chatty).setLevel(logging.WARNING)
-    socket_path, ice, watch_stdin = parse_args(argv)
+    socket_path, ice, watch_stdin, tick = parse_args(argv)
     passthrough.install()
     offer_addresses(ice.addresses)
     with asyncio.Runner(loop_factory=lambda: loop_factory(ice)) as runner:
-        runner.run(serve(socket_path, ice, watch_stdin=watch_stdin))
+        runner.run(serve(socket_path, ice, watch_stdin=watch_stdin, tick=tick))

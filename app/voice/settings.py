@@ -12,6 +12,7 @@ import base64
 import hashlib
 import hmac
 import json
+import math
 import sys
 import tempfile
 import time
@@ -101,6 +102,7 @@ class VoiceSettings:
     turns_port: int | None = None
     public_address: str | None = None
     drop_after: float | None = None
+    tick_ms: float | None = None
 
     @classmethod
     def from_config(cls, config: dict[str, Any], instance: Path) -> VoiceSettings:
@@ -111,7 +113,7 @@ class VoiceSettings:
         VOICE_TURNS_PORT (each `turn:` host offered over TLS on that port too, e.g. 443),
         VOICE_PUBLIC_ADDRESS (the router's public IP, without STUN), VOICE_DROP_AFTER
         (seconds without ICE consent before the SFU drops a peer; aioice's ~30 s when
-        unset)."""
+        unset), VOICE_TICK_MS (the SFU's tick, rtc/ticks.py; its own 10 ms when unset)."""
         return cls(
             socket_path=socket_path(instance),
             ice_servers=tuple(config.get("VOICE_ICE_SERVERS") or ()),
@@ -128,6 +130,7 @@ class VoiceSettings:
             drop_after=float(config["VOICE_DROP_AFTER"])
             if config.get("VOICE_DROP_AFTER")
             else None,
+            tick_ms=tick_ms(config.get("VOICE_TICK_MS")),
         )
 
     def command(self) -> list[str]:
@@ -142,6 +145,8 @@ class VoiceSettings:
             command += ["--ports", self.ports]
         if self.drop_after is not None:
             command += ["--drop-after", str(self.drop_after)]
+        if self.tick_ms is not None:
+            command += ["--tick-ms", str(self.tick_ms)]
         return command
 
     @property
@@ -180,6 +185,25 @@ def port_number(name: str, value: object) -> int | None:
     if not 0 < int(text) < 65536:
         raise ValueError(f"{name} must be a port number (1-65535), not {value!r}")
     return int(text)
+
+
+#: The longest tick the SFU takes, ms (rtc/ticks.py MAX_TICK; tests/hosting/test_voice_tick.py
+#: checks that they agree: the web side never imports the SFU's code).
+MAX_TICK_MS = 20
+
+
+def tick_ms(value: object) -> float | None:
+    """VOICE_TICK_MS: milliseconds from 0 (each datagram read as it comes) to MAX_TICK_MS, or
+    None when unset; anything else stops the start with the setting's name."""
+    if value in (None, ""):
+        return None
+    try:
+        ms = float(str(value)) if not isinstance(value, bool) else math.nan
+    except ValueError:
+        ms = math.nan
+    if not 0 <= ms <= MAX_TICK_MS:  # NaN fails too
+        raise ValueError(f"VOICE_TICK_MS must be 0 to {MAX_TICK_MS} milliseconds, not {value!r}")
+    return ms
 
 
 def socket_path(instance: Path) -> Path:
