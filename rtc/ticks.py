@@ -47,7 +47,6 @@ class Ticks:
         self._seen = received()
         self._empty = 0  # ticks in a row with nothing received
         self._next: asyncio.Handle | None = None
-        self.held = 0  # ticks held
 
     def start(self) -> None:
         self._next = self._loop.call_later(IDLE, self._look)
@@ -76,5 +75,4 @@ class Ticks:
             self._next = self._loop.call_later(IDLE, self._look)
             return
         self._sleep(self.tick)
-        self.held += 1
         self._next = self._loop.call_soon(self._pass)

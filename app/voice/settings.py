@@ -198,10 +198,10 @@ def tick_ms(value: object) -> float | None:
     if value in (None, ""):
         return None
     try:
-        ms = float(str(value)) if not isinstance(value, bool) else math.nan
+        ms = math.nan if isinstance(value, bool) else float(str(value))
     except ValueError:
         ms = math.nan
-    if not 0 <= ms <= MAX_TICK_MS:  # NaN fails too
+    if not 0 <= ms <= MAX_TICK_MS:  # NaN (not a number, or a bool) fails too
         raise ValueError(f"VOICE_TICK_MS must be 0 to {MAX_TICK_MS} milliseconds, not {value!r}")
     return ms
 
