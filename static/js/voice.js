@@ -116,6 +116,7 @@ export class Voice {
       audio: { echoCancellation: true, noiseSuppression: true, autoGainControl: true },
     };
     this.mic = true;
+    this.pressed = null; // the mic as last asked for on this page: a restart keeps it
     this.listen = true;
     this.talk = true; // the mic is let through (push-to-talk: only while held)
     this.pc = null;
@@ -127,23 +128,27 @@ export class Voice {
     this.reconnects = 0; // connections made again after a drop
     this.retrying = null; // the pending reconnection attempt's timer
     this.renewing = null; // the next TURN login's timer
+    this.closing = () => {}; // ends the pending steps of a start whose connection closes
   }
 
   /**
    * Join the table's voice and connect; safe to call again (a reload or SFU restart).
    * `mic` overrides the toggle the server kept: with `{ mic: false }` the microphone is not
-   * even opened (no permission prompt) until `setMic(true)`.
+   * even opened (no permission prompt) until `setMic(true)`. Without it (a reconnect, an SFU
+   * restart) the mic stays as this page last asked for, even if that start was cut short
+   * before the server heard it; a page that never asked takes the server's.
    */
   async start({ mic } = {}) {
     this.close();
     this.wanted = true;
+    if (mic !== undefined) this.pressed = mic;
     // The microphone first: without it (no secure context, permission refused) nothing is
     // asked of the server, so the table never shows a member whose voice cannot work.
-    const wanted = mic ?? this.mic;
+    const wanted = this.pressed ?? this.mic;
     const early = wanted ? await this.#micTrack() : null;
     const config = await ask(this.signal, "voice:join", { table: this.table });
     const kept = config.mic ?? this.mic;
-    this.mic = mic ?? kept;
+    this.mic = this.pressed ?? kept;
     this.listen = config.listen ?? this.listen;
     const track = this.mic ? early || (await this.#micTrack()) : null;
     if (early && !this.mic) early.enabled = false; // kept off by the server: not sent
@@ -165,8 +170,14 @@ export class Voice {
     }
 
     preferRed(pc.getTransceivers());
-    const offer = await pc.createOffer();
-    await pc.setLocalDescription({ type: "offer", sdp: withNack(offer.sdp) });
+    // A connection closed meanwhile (a restart, stop()) leaves its pending operations
+    // unsettled for ever: this start then ends with it instead of hanging.
+    const closed = new Promise((ended) => (this.closing = ended));
+    const step = (operation) => Promise.race([operation, closed]);
+    const offer = await step(pc.createOffer());
+    if (this.pc !== pc) return;
+    await step(pc.setLocalDescription({ type: "offer", sdp: withNack(offer.sdp) }));
+    if (this.pc !== pc) return;
     await gathered(pc);
     let answer;
     try {
@@ -178,7 +189,8 @@ export class Voice {
       throw error;
     }
     if (this.pc !== pc) return; // stopped or restarted meanwhile
-    await pc.setRemoteDescription({ type: "answer", sdp: answer.sdp });
+    await step(pc.setRemoteDescription({ type: "answer", sdp: answer.sdp }));
+    if (this.pc !== pc) return;
     for (const transceiver of slots) this.#play(transceiver);
     if (this.mic !== kept) await ask(this.signal, "voice:mic", { table: this.table, on: this.mic });
   }
@@ -245,6 +257,7 @@ export class Voice {
   /** Mic off: no packets at all (replaceTrack(null)); the server stops forwarding too. */
   async setMic(on) {
     this.mic = on;
+    this.pressed = on;
     if (on) {
       const track = await this.#micTrack();
       if (this.micSender) await this.micSender.replaceTrack(this.talk ? track : null);
@@ -396,6 +409,7 @@ export class Voice {
     this.retrying = null;
     if (this.pc) this.pc.close();
     this.pc = null;
+    this.closing();
     this.micSender = null;
     for (const element of this.audio.values()) element.remove();
     this.audio.clear();

@@ -331,6 +331,40 @@ def test_a_microphone_track_that_ended_is_asked_for_again_when_voice_reconnects(
     grows(listener, signalling.mid("Мария", "Иван"))
 
 
+#: «Микрофон» pressed on a fresh page, and a restart (voice:restart, or a reconnect after a
+#: dropped peer) cuts that start short once its connection exists: before the server heard
+#: the press (the start's last `voice:mic`).
+RESTARTED_WHILE_STARTING = """async () => {
+  const starting = voice.start({ mic: true });
+  await new Promise((made) => {
+    const look = () => (voice.pc ? made() : setTimeout(look, 5));
+    look();
+  });
+  voice.handle("voice:restart", { table: voice.table });
+  await starting;
+}"""
+
+
+def test_a_restart_during_a_mic_press_keeps_the_mic_on_though_the_server_kept_it_off(
+    site: tuple[str, Signalling], browser: Browser
+) -> None:
+    """C-8.3: the press says what the player wants. A restart of the voice that lands while
+    a press of «Микрофон» is still connecting (the server kept the mic off from an earlier
+    page) starts again with the mic on, tells the server, and the others hear him."""
+    base, signalling = site
+    listener = open_player(browser, base, quote("Мария"))
+    for event, fields in (("voice:join", {}), ("voice:mic", {"on": False})):
+        assert signalling.answer("Ёж", event, {"table": TABLE, **fields})["ok"]
+    speaker = browser.new_page()
+    speaker.goto(f"{base}/?player={quote('Ёж')}&table={TABLE}")
+    speaker.wait_for_function("() => window.voiceReady === true")
+    speaker.evaluate(RESTARTED_WHILE_STARTING)
+    speaker.wait_for_function("() => voice.pc && voice.pc.connectionState === 'connected'")
+    assert speaker.evaluate("voice.mic") is True
+    grows(listener, signalling.mid("Мария", "Ёж"))
+    assert signalling.answer("Ёж", "voice:join", {"table": TABLE})["mic"] is True
+
+
 #: The page's microphone refuses once (as a device waking up does), then works.
 REFUSES_ONCE = """() => {
   const devices = navigator.mediaDevices;
