@@ -168,6 +168,7 @@ class Tally:
     actions: int = 0
     hands: int = 0
     refused: dict[str, int] = field(default_factory=dict)
+    late: list[float] = field(default_factory=list)  # the worker's own loop, while timed
     connected: int = 0
     seated: int = 0
     cpu_seconds: float = 0.0  # the worker's own CPU while playing (the load generator's cost)
@@ -259,7 +260,7 @@ class Bot:
                 self.shared.tally.refuse(type(lost).__name__)
                 return
             if reply.get("ok"):
-                if event == "table:act":
+                if event == "table:act" and self.shared.timing:  # the warm-up's are not
                     self.shared.tally.actions += 1
             else:
                 self.shared.tally.refuse(reply.get("code") or reply.get("error", "?"))
@@ -352,12 +353,24 @@ async def _play(
     cpu = time.process_time()
     for run in runs:
         run.timing = True
+    watch = asyncio.get_running_loop().create_task(_own_lateness(tally.late))
     await asyncio.sleep(seconds)
+    watch.cancel()
     for run in runs:
         run.playing = run.timing = False
     tally.cpu_seconds = time.process_time() - cpu
     out.put(("played", tally))  # before the closing: the server's figures stop here
     await asyncio.gather(*(b.close() for b in bots), return_exceptions=True)
+
+
+async def _own_lateness(late: list[float], every: float = 0.1) -> None:
+    """How late this worker's own loop wakes a timer: what arrives meanwhile is timed
+    late, as if the server had been slow (the load generator's share of the latency)."""
+    loop = asyncio.get_running_loop()
+    while True:
+        asked = loop.time()
+        await asyncio.sleep(every)
+        late.append(loop.time() - asked - every)
 
 
 # --- the server's resources ---------------------------------------------------------------------
@@ -419,6 +432,7 @@ class Result:
     # How late the server's event loop woke its timer while playing (`svara_event_loop_late_
     # seconds` of the server at the run's URL): bucket bound in seconds → wake-ups up to it.
     late: dict[float, float] = field(default_factory=dict)
+    client_late: list[float] = field(default_factory=list)  # the workers' loops (seconds)
 
     def late_quantile(self, q: float) -> float | None:
         """The bucket bound (ms) within which `q` % of the loop's wake-ups came: the server's
@@ -431,12 +445,7 @@ class Result:
 
     def percentile(self, q: float) -> float | None:
         """The q-th percentile of the latencies in milliseconds (None without samples)."""
-        if len(self.latencies) < 2:
-            return None
-        return (
-            statistics.quantiles(self.latencies, n=1000, method="inclusive")[round(q * 10) - 1]
-            * 1000
-        )
+        return _quantile(self.latencies, q)
 
     def summary(self) -> dict[str, Any]:
         cpu = [s.cpu for s in self.samples]
@@ -462,8 +471,17 @@ class Result:
             "client_cpu_pct": round(100 * self.client_cpu / self.seconds, 1),
             "loop_late_p50_ms": self.late_quantile(50),
             "loop_late_p99_ms": self.late_quantile(99),
+            "client_late_p50_ms": _round(_quantile(self.client_late, 50)),
+            "client_late_p99_ms": _round(_quantile(self.client_late, 99)),
             "refused": self.refused,
         }
+
+
+def _quantile(seconds: list[float], q: float) -> float | None:
+    """The q-th percentile of `seconds` in milliseconds (None without two samples)."""
+    if len(seconds) < 2:
+        return None
+    return statistics.quantiles(seconds, n=1000, method="inclusive")[round(q * 10) - 1] * 1000
 
 
 def drift(samples: list[Sample]) -> dict[str, float]:
@@ -573,6 +591,7 @@ def run_tables(
         merged.actions += t.actions
         merged.hands += t.hands
         merged.cpu_seconds += t.cpu_seconds
+        merged.late += t.late
         for code, n in t.refused.items():
             merged.refused[code] = merged.refused.get(code, 0) + n
     players = sum(len(s.names) for s in seatings)
@@ -589,6 +608,7 @@ def run_tables(
         sampler.samples,
         merged.cpu_seconds,
         late,
+        merged.late,
     )
 
 
