@@ -1,0 +1,61 @@
+"""The load generator counts what the figures say it counts (docs/performance.md, «The load
+generator's own lateness»): a bot's actions only while the play is timed (the warm-up's were
+counted too), and a worker's own loop lateness when that loop is held.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from typing import Any
+
+from benchmarks.loadgen import Bot, TableRun, Tally, _own_lateness
+
+#: A table in play where «Иван» may act: the bot picks its one legal option.
+PLAYING = {
+    "version": 7,
+    "phase": "playing",
+    "hand": {"id": 1, "legal": [{"do": "call"}], "awaiting": ["Иван"]},
+    "you": {"can": []},
+}
+
+
+def _bot(timing: bool) -> Bot:
+    run = TableRun(Tally(), pace=0.0, rng=random.Random(1), timing=timing)
+    bot = Bot("http://127.0.0.1:9", table=3, name="Иван", cookie="", shared=run)
+    sent: list[tuple[str, dict[str, Any]]] = []
+
+    async def call(event: str, data: dict[str, Any], timeout: float) -> dict[str, Any]:
+        sent.append((event, data))
+        if len(sent) == 1:
+            bot.state = {**PLAYING, "version": 8, "hand": {**PLAYING["hand"], "awaiting": []}}
+        return {"ok": True}
+
+    bot.sio.call = call  # type: ignore[method-assign]
+    bot.state = dict(PLAYING)
+    return bot
+
+
+def test_an_action_is_counted_while_the_play_is_timed_and_not_in_the_warm_up() -> None:
+    for timing, counted in ((False, 0), (True, 1)):
+        bot = _bot(timing)
+        asyncio.run(bot._decide())
+        assert bot.shared.tally.actions == counted, timing
+        assert bot.shared.sent is not None and bot.shared.sent.version == 7
+
+
+def test_a_worker_held_for_a_while_reports_its_own_loop_that_late() -> None:
+    late: list[float] = []
+
+    async def held() -> None:
+        watch = asyncio.get_running_loop().create_task(_own_lateness(late, every=0.01))
+        while not late:  # the watch's first wake-up, on time
+            await asyncio.sleep(0)
+        time.sleep(0.3)  # the worker busy with its clients: what is measured, not a wait
+        while len(late) < 2:
+            await asyncio.sleep(0)
+        watch.cancel()
+
+    asyncio.run(held())
+    assert max(late) >= 0.25, late
