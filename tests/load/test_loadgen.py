@@ -52,7 +52,9 @@ def test_a_worker_held_for_a_while_reports_its_own_loop_that_late() -> None:
         watch = asyncio.get_running_loop().create_task(_own_lateness(late, every=0.01))
         while not late:  # the watch's first wake-up, on time
             await asyncio.sleep(0)
-        time.sleep(0.3)  # the worker busy with its clients: what is measured, not a wait
+        busy_until = time.monotonic() + 0.3  # the worker busy with its clients, not waiting
+        while time.monotonic() < busy_until:
+            pass
         while len(late) < 2:
             await asyncio.sleep(0)
         watch.cancel()
