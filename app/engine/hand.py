@@ -160,11 +160,17 @@ class Event:
         return self.to is None or (viewer is not None and viewer in self.to)
 
     def as_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"kind": self.kind}
-        if self.player is not None:
-            out["player"] = self.player
-        out.update(self.data)
-        return out
+        """The event as a state shows it: made once and the same dict at every call (a
+        hand's events go to each viewer at each change, docs/performance.md), so a reader
+        copies it before changing anything."""
+        made: dict[str, Any] | None = self.__dict__.get("_json")
+        if made is None:
+            made = {"kind": self.kind}
+            if self.player is not None:
+                made["player"] = self.player
+            made.update(self.data)
+            object.__setattr__(self, "_json", made)  # frozen: a cache, not a field
+        return made
 
 
 class PlayerSeed(NamedTuple):
@@ -237,6 +243,7 @@ class Hand(ABC):
         self.deals: list[Deal] = []
         # The actions accepted so far: with the deals, what rebuilds the hand (`_restore`).
         self.history: list[Action] = []
+        self._shown: dict[str | None, tuple[int, list[dict[str, Any]]]] = {}  # public_events
 
     # --- what is happening --------------------------------------------------------------
     @property
@@ -381,7 +388,16 @@ class Hand(ABC):
 
     # --- shared helpers -----------------------------------------------------------------
     def public_events(self, viewer: str | None = None) -> list[dict[str, Any]]:
-        return [e.as_json() for e in self.events if e.visible_to(viewer)]
+        """The events `viewer` may see, as JSON, in a list of his own. Each viewer's is kept
+        and grows by the new events only: a table makes every viewer's view at every change
+        of the hand (docs/performance.md). Events are only appended (a refused action's
+        `_restore` leaves them as they were), so what is kept stays true."""
+        count, shown = self._shown.get(viewer, (0, []))
+        events = self.events
+        if count < len(events):
+            shown.extend(e.as_json() for e in events[count:] if e.visible_to(viewer))
+            self._shown[viewer] = (len(events), shown)
+        return list(shown)
 
     def draw(self, players: Sequence[str]) -> Deal:
         """Take the next deal from the source and remember it for the hand file."""
