@@ -177,14 +177,40 @@ class Tally:
         self.refused[code] = self.refused.get(code, 0) + 1
 
 
+@dataclass(frozen=True)
+class Seen:
+    """What a bot decides from, taken out of a `table:state`: the version, whether a hand is
+    in play, its options when it awaits him, and whether «Готов» is open to him. Only this
+    outlives the message. Kept whole, the states of a worker's 2,000 clients outlived its
+    young collections, and each middle one walked them: pauses of the worker, timed as the
+    server's latency (docs/performance.md, «The load generator's collections»)."""
+
+    version: int
+    playing: bool
+    options: list[dict[str, Any]]
+    ready: bool
+
+    @classmethod
+    def of(cls, state: dict[str, Any], name: str) -> Seen:
+        hand = state.get("hand")
+        playing = state["phase"] == "playing"
+        awaited = playing and bool(hand) and name in hand["awaiting"]
+        return cls(
+            state["version"],
+            playing,
+            hand["legal"] if awaited else [],
+            "ready" in state["you"]["can"],
+        )
+
+
 class Bot:
-    """One player: a socket, his latest state, at most one decision on the way."""
+    """One player: a socket, what he saw last, at most one decision on the way."""
 
     def __init__(self, url: str, table: int, name: str, cookie: str, shared: TableRun):
         self.url, self.table, self.name, self.cookie = url, table, name, cookie
         self.shared = shared
         self.sio = socketio.AsyncClient(reconnection=False, serializer=LoadPacket)
-        self.state: dict[str, Any] = {}
+        self.seen: Seen | None = None
         self.busy = False
         self.measured: int | None = None  # the version of the last action timed here
         self.sio.on("table:state", self._on_state)
@@ -200,8 +226,8 @@ class Bot:
             raise RuntimeError(f"{self.name} could not sit: {reply}")
 
     def _keep(self, state: dict[str, Any]) -> None:
-        if not self.state or state["version"] >= self.state["version"]:
-            self.state = state
+        if self.seen is None or state["version"] >= self.seen.version:
+            self.seen = Seen.of(state, self.name)
 
     async def _on_state(self, state: dict[str, Any]) -> None:
         sent = self.shared.sent
@@ -223,19 +249,18 @@ class Bot:
 
     def _decision(self) -> tuple[str, dict[str, Any]] | None:
         """What this player would send now, if anything."""
-        s = self.state
-        if not s or not self.shared.playing:
+        s = self.seen
+        if s is None or not self.shared.playing:
             return None
-        hand = s.get("hand")
-        if s["phase"] == "playing":
-            if hand and hand["legal"] and self.name in hand["awaiting"]:
-                option = dict(self.shared.rng.choice(hand["legal"]))
+        if s.playing:
+            if s.options:
+                option = dict(self.shared.rng.choice(s.options))
                 if option.get("to") is None and option.get("min_to") is not None:
                     option["to"] = option["min_to"]  # a raise at its lowest
                 act = {k: option[k] for k in ("do", "to", "deal") if option.get(k) is not None}
-                return "table:act", {"version": s["version"], **act}
+                return "table:act", {"version": s.version, **act}
             return None
-        if "ready" in s["you"]["can"]:
+        if s.ready:
             return "table:ready", {}
         return None
 

@@ -1,16 +1,18 @@
 """The load generator counts what the figures say it counts (docs/performance.md, «The load
 generator's own lateness»): a bot's actions only while the play is timed (the warm-up's were
-counted too), and a worker's own loop lateness when that loop is held.
+counted too), and a worker's own loop lateness when that loop is held. A bot keeps nothing of
+a state but what it decides from («The load generator's collections»).
 """
 
 from __future__ import annotations
 
 import asyncio
 import random
+import sys
 import time
 from typing import Any
 
-from benchmarks.loadgen import Bot, TableRun, Tally, _own_lateness
+from benchmarks.loadgen import Bot, Seen, TableRun, Tally, _own_lateness
 
 #: A table in play where «Иван» may act: the bot picks its one legal option.
 PLAYING = {
@@ -29,11 +31,11 @@ def _bot(timing: bool) -> Bot:
     async def call(event: str, data: dict[str, Any], timeout: float) -> dict[str, Any]:
         sent.append((event, data))
         if len(sent) == 1:
-            bot.state = {**PLAYING, "version": 8, "hand": {**PLAYING["hand"], "awaiting": []}}
+            bot._keep({**PLAYING, "version": 8, "hand": {**PLAYING["hand"], "awaiting": []}})
         return {"ok": True}
 
     bot.sio.call = call  # type: ignore[method-assign]
-    bot.state = dict(PLAYING)
+    bot._keep(PLAYING)
     return bot
 
 
@@ -61,3 +63,21 @@ def test_a_worker_held_for_a_while_reports_its_own_loop_that_late() -> None:
 
     asyncio.run(held())
     assert max(late) >= 0.25, late
+
+
+def test_a_bot_keeps_only_what_it_decides_from_and_decides_the_same() -> None:
+    bot = _bot(timing=True)
+    state = {**PLAYING, "version": 9, "seats": [{"name": "Иван"}], "history": [{"do": "call"}]}
+    held = sys.getrefcount(state), sys.getrefcount(state["hand"])
+    bot._keep(state)
+    # Nothing of the message is held but its options: it dies young (reference counting).
+    assert (sys.getrefcount(state), sys.getrefcount(state["hand"])) == held
+    assert bot.seen == Seen(9, True, [{"do": "call"}], False)
+    assert bot._decision() == ("table:act", {"version": 9, "do": "call"})
+    # Not awaited: no options; between hands, «Готов» when the state offers it.
+    bot._keep({**state, "version": 10, "hand": {**state["hand"], "awaiting": ["Ёж"]}})
+    assert bot.seen is not None and bot.seen.options == [] and bot._decision() is None
+    bot._keep({**state, "version": 11, "phase": "waiting", "you": {"can": ["ready", "stand"]}})
+    assert bot._decision() == ("table:ready", {})
+    bot._keep({**state, "version": 10})  # an older state changes nothing
+    assert bot.seen is not None and bot.seen.version == 11
