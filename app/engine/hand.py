@@ -160,17 +160,11 @@ class Event:
         return self.to is None or (viewer is not None and viewer in self.to)
 
     def as_json(self) -> dict[str, Any]:
-        """The event as a state shows it: made once and the same dict at every call (a
-        hand's events go to each viewer at each change, docs/performance.md), so a reader
-        copies it before changing anything."""
-        made: dict[str, Any] | None = self.__dict__.get("_json")
-        if made is None:
-            made = {"kind": self.kind}
-            if self.player is not None:
-                made["player"] = self.player
-            made.update(self.data)
-            object.__setattr__(self, "_json", made)  # frozen: a cache, not a field
-        return made
+        out: dict[str, Any] = {"kind": self.kind}
+        if self.player is not None:
+            out["player"] = self.player
+        out.update(self.data)
+        return out
 
 
 class PlayerSeed(NamedTuple):
@@ -243,7 +237,9 @@ class Hand(ABC):
         self.deals: list[Deal] = []
         # The actions accepted so far: with the deals, what rebuilds the hand (`_restore`).
         self.history: list[Action] = []
-        self._shown: dict[str | None, tuple[int, list[dict[str, Any]]]] = {}  # public_events
+        # What `public_events` keeps: each event's JSON, and each viewer's list of them.
+        self._made: list[dict[str, Any]] = []
+        self._shown: dict[str | None, tuple[int, list[dict[str, Any]]]] = {}
 
     # --- what is happening --------------------------------------------------------------
     @property
@@ -388,14 +384,16 @@ class Hand(ABC):
 
     # --- shared helpers -----------------------------------------------------------------
     def public_events(self, viewer: str | None = None) -> list[dict[str, Any]]:
-        """The events `viewer` may see, as JSON, in a list of his own. Each viewer's is kept
-        and grows by the new events only: a table makes every viewer's view at every change
-        of the hand (docs/performance.md). Events are only appended (a refused action's
-        `_restore` leaves them as they were), so what is kept stays true."""
+        """The events `viewer` may see, as JSON, in a list of his own. A table makes every
+        viewer's view at every change of the hand (docs/performance.md), so each event's
+        JSON is made once for all viewers (`_made`) and each viewer's list is kept and only
+        grows by the new events. Events are only appended (a refused action's `_restore`
+        leaves them as they were), so what is kept stays true; it goes with the hand."""
         count, shown = self._shown.get(viewer, (0, []))
-        events = self.events
+        events, made = self.events, self._made
         if count < len(events):
-            shown.extend(e.as_json() for e in events[count:] if e.visible_to(viewer))
+            made.extend(e.as_json() for e in events[len(made) :])
+            shown.extend(made[i] for i in range(count, len(events)) if events[i].visible_to(viewer))
             self._shown[viewer] = (len(events), shown)
         return list(shown)
 

@@ -126,7 +126,7 @@ def check_views(hand: Hand) -> None:
 
 
 def as_shown(event: Event) -> dict[str, Any]:
-    """An event as a view shows it, made afresh (`Event.as_json` makes it once)."""
+    """An event as a view shows it, made afresh (`Hand.public_events` makes it once)."""
     head = (
         {"kind": event.kind}
         if event.player is None
