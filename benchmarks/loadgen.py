@@ -183,8 +183,8 @@ class Seen:
     in play, its options when it awaits him, and whether «Готов» is open to him. Only this
     outlives the message. Kept whole, the states of a worker's 2,000 clients outlived its
     young collections, and each middle one walked them: pauses of the worker, timed as the
-    server's latency (docs/performance.md, «p99 < 100 ms at 4,000: the load generator's
-    collections»)."""
+    server's latency (docs/performance.md, «4,000 players: the load generator's
+    collections, and the steady state»)."""
 
     version: int
     playing: bool

@@ -1,7 +1,8 @@
 """The load generator counts what the figures say it counts (docs/performance.md, «The load
 generator's own lateness»): a bot's actions only while the play is timed (the warm-up's were
 counted too), and a worker's own loop lateness when that loop is held. A bot keeps nothing of
-a state but what it decides from («p99 < 100 ms at 4,000: the load generator's collections»).
+a state but what it decides from («4,000 players: the load generator's collections, and the
+steady state»).
 """
 
 from __future__ import annotations
