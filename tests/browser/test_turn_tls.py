@@ -122,6 +122,10 @@ def networks() -> Iterator[tuple[str, str]]:
             for address in (WEB, TURN):
                 ip("-n", server, "addr", "add", f"{address}/24", "dev", "lan0")
             ip("-n", phone, "addr", "add", f"{PHONE}/24", "dev", "phone0")
+            # No IPv6 link-local address: its arrival, once the link is up, is a network
+            # change to Chromium, which aborted the first page load (ERR_NETWORK_CHANGED).
+            for name, link in ((server, "lan0"), (phone, "phone0")):
+                ip("-n", name, "link", "set", link, "addrgenmode", "none")
             for name, link in ((server, "lan0"), (server, "lo"), (phone, "phone0")):
                 ip("-n", name, "link", "set", link, "up")
             nft(phone, "-f", "-", rules=HOTEL)
