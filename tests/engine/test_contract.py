@@ -23,17 +23,7 @@ from hypothesis import strategies as st
 from app.engine import games, handfile
 from app.engine.cards import Card, Shuffle
 from app.engine.games import GAME_PARAMS, PRESETS, SCORERS
-from app.engine.hand import (
-    DECLARED,
-    Action,
-    Deal,
-    DealSource,
-    Event,
-    Hand,
-    Legal,
-    RuleError,
-    Seat,
-)
+from app.engine.hand import DECLARED, Action, Deal, DealSource, Hand, Legal, RuleError, Seat
 from app.engine.variants import Variant
 
 from .handkit import cards_in, check_money, clone, fingerprint
@@ -114,7 +104,7 @@ def check_views(hand: Hand) -> None:
             check_legal_shape(option, shown)
         # The events a viewer keeps (`public_events`) are what his events are now, after
         # a refused action's restore too, and each call gives a list of its own.
-        assert view["events"] == [as_shown(e) for e in hand.events if e.visible_to(viewer)]
+        assert view["events"] == [e.as_json() for e in hand.events if e.visible_to(viewer)]
         assert hand.public_events(viewer) is not hand.public_events(viewer)
         seen = set(cards_in(view))
         assert seen <= dealt
@@ -123,16 +113,6 @@ def check_views(hand: Hand) -> None:
             allowed |= {str(c) for deal in hand.deals for c in deal.cards.get(viewer, ())}
         assert seen <= allowed, (viewer, seen - allowed)
     assert hand.view(None)["legal"] == []
-
-
-def as_shown(event: Event) -> dict[str, Any]:
-    """An event as a view shows it, made afresh (`Hand.public_events` makes it once)."""
-    head = (
-        {"kind": event.kind}
-        if event.player is None
-        else {"kind": event.kind, "player": event.player}
-    )
-    return {**head, **event.data}
 
 
 def step(hand: Hand, rng: random.Random) -> Action | None:
