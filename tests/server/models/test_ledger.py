@@ -371,3 +371,38 @@ def test_a_stack_left_on_a_closed_table_is_reported(db: Database) -> None:
         assert ledger.user_balance(s, anna.id) == 300
         assert ledger.cash_out(s, anna.id, table.id) == []
     books_ok(db)
+
+
+def stack_tables(s: Session, count: int) -> list[int]:
+    """Fresh tables whose players play from stacks (S-1.5)."""
+    made = [Table(name="stacks", variant="shaha36", seats=6) for _ in range(count)]
+    s.add_all(made)
+    s.flush()
+    return [t.id for t in made if t.id is not None]
+
+
+def test_stacks_elsewhere_names_money_at_another_table_only(db: Database) -> None:
+    """`stacks_elsewhere` (docs/rules.md, «Money at one table at a time»): of the users asked,
+    each one's other table where a stack of his holds money; his stack at this table, a stack
+    cashed out (0) and a user not asked are not in it. The same on a session and on a bare
+    connection (a table's «Готов» reads it there)."""
+    with db.session() as s:
+        ivan, yozh, maria = (User(name=n, password_hash="-") for n in ("Иван", "Ёж", "Мария"))
+        s.add_all([ivan, yozh, maria])
+        s.flush()
+        assert ivan.id is not None and yozh.id is not None and maria.id is not None
+        for player in (ivan, yozh, maria):
+            ledger.grant(s, player, 1000, "start")
+        here, other, old = stack_tables(s, 3)
+        ledger.buy_in(s, ivan.id, other, 200)
+        ledger.buy_in(s, yozh.id, old, 100)
+        ledger.cash_out(s, yozh.id, old)
+        ledger.buy_in(s, yozh.id, here, 150)
+        ledger.buy_in(s, maria.id, other, 300)
+        ledger.cash_out(s, maria.id, other)
+        players = [ivan.id, yozh.id, maria.id]
+        assert ledger.stacks_elsewhere(s, players, here) == {ivan.id: other}
+        assert ledger.stacks_elsewhere(s, players, other) == {yozh.id: here}
+        assert ledger.stacks_elsewhere(s, [yozh.id, maria.id], here) == {}
+    with db.core() as c:
+        assert ledger.stacks_elsewhere(c, players, here) == {ivan.id: other}
