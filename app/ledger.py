@@ -480,7 +480,9 @@ def stacks_elsewhere(s: Db, user_ids: Iterable[int], table_id: int) -> dict[int,
 @lru_cache(maxsize=64)
 def _stacks_elsewhere_query(count: int) -> Select:
     """`stacks_elsewhere`' SELECT, built once per count of the bound users (`u0`, `u1`, …)
-    and the bound `table`: a table asks it at every «Готов»."""
+    and the bound `table`: a table asks it at every «Готов». It reads the asked users'
+    stacks only, by `ix_accounts_kind_user_id_table_id` (app/models/accounts.py); by `kind`
+    alone it read every stack the club ever opened."""
     return sql_select(ACCOUNTS.c.user_id, ACCOUNTS.c.table_id).where(
         ACCOUNTS.c.user_id.in_([bindparam(f"u{i}") for i in range(count)]),
         ACCOUNTS.c.kind == STACK,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import event
+from sqlalchemy import Index, event
 from sqlmodel import Field, SQLModel
 
 from app.names import name_key, skeleton
@@ -47,9 +47,17 @@ def _derive(_mapper: Any, _connection: Any, user: User) -> None:
 
 class Account(SQLModel, table=True):
     """Money in one place. `user_id` is set for a user's balance and stacks, `hand_id` for a
-    pot, `table_id` for a stack; the house has none."""
+    pot, `table_id` for a stack; the house has none.
+
+    Accounts are found by (kind, user_id, table_id): a table's reads at every «Готов»
+    (`ledger.stacks_elsewhere`, `ledger.balances`), a player's or the house's account. The
+    composite index keeps each to the users asked, where `kind` alone read every stack ever
+    opened; a lookup by its leading columns uses it too
+    (https://sqlite.org/queryplanner.html, «Multi-Column Indices»;
+    https://www.postgresql.org/docs/current/indexes-multicolumn.html)."""
 
     __tablename__ = "accounts"
+    __table_args__ = (Index("ix_accounts_kind_user_id_table_id", "kind", "user_id", "table_id"),)
 
     id: int | None = Field(default=None, primary_key=True)
     kind: str = Field(index=True, max_length=8)

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from sqlalchemy import update
+from sqlalchemy import event, update
 from sqlmodel import Session, select
 
 from app import ledger, migrations
@@ -406,3 +406,27 @@ def test_stacks_elsewhere_names_money_at_another_table_only(db: Database) -> Non
         assert ledger.stacks_elsewhere(s, [yozh.id, maria.id], here) == {}
     with db.core() as c:
         assert ledger.stacks_elsewhere(c, players, here) == {ivan.id: other}
+
+
+@pytest.mark.parametrize("count", [1, 3, 6])
+def test_stacks_elsewhere_reads_only_the_asked_users_stacks(db: Database, count: int) -> None:
+    """A table asks `stacks_elsewhere` at every «Готов» and hand's start: SQLite's plan of the
+    very statement it runs looks the asked users' stacks up by kind and user, not every
+    stack account the club ever opened by kind (https://sqlite.org/eqp.html)."""
+    sent: list[tuple[str, object]] = []
+
+    def heard(_c: object, _cursor: object, sql: str, params: object, *_rest: object) -> None:
+        sent.append((sql, params))
+
+    event.listen(db.engine, "before_cursor_execute", heard)
+    try:
+        with db.core() as c:
+            assert ledger.stacks_elsewhere(c, range(-count, 0), 1) == {}  # no such users
+    finally:
+        event.remove(db.engine, "before_cursor_execute", heard)
+    ((sql, params),) = sent
+    with db.engine.connect() as c:
+        plan = [row[3] for row in c.exec_driver_sql(f"EXPLAIN QUERY PLAN {sql}", params)]
+    assert plan == [
+        "SEARCH accounts USING INDEX ix_accounts_kind_user_id_table_id (kind=? AND user_id=?)"
+    ]
