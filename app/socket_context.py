@@ -15,6 +15,7 @@ from typing import Any
 
 from flask import Flask, Request
 from flask.ctx import RequestContext
+from werkzeug.exceptions import HTTPException
 from werkzeug.routing import MapAdapter
 
 BOUND = "svara.url_adapter"
@@ -29,9 +30,23 @@ class _Context(RequestContext):
         matched = request.environ.get(MATCHED)
         if matched is None:
             super().match_request()
-            matched = (request.url_rule, request.view_args, request.routing_exception)
+            matched = (request.url_rule, request.view_args, _bare(request.routing_exception))
             request.environ[MATCHED] = matched
         request.url_rule, request.view_args, request.routing_exception = matched
+
+
+def _bare(error: HTTPException | None) -> HTTPException | None:
+    """The socket path's NotFound without its traceback or the NoMatch it was raised from.
+
+    The environ keeps it for the socket's life; with its traceback it kept the frames of the
+    handshake that first matched (the engine.io handler's stack, the request, the session:
+    ~150 objects per connection, half the server's heap at 4,000 players), and their locals
+    held the environ again: a cycle that only a full collection frees, and that every full
+    collection walks meanwhile (docs/performance.md, «The handshake's frames»)."""
+    if error is not None:
+        error.__traceback__ = None
+        error.__context__ = error.__cause__ = None
+    return error
 
 
 class SocketApp(Flask):

@@ -4,17 +4,21 @@ handlers."""
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
+from types import FrameType, ModuleType, TracebackType
 
 import pytest
 from flask import Flask, Request
 from flask.ctx import RequestContext
 from werkzeug.routing import MapAdapter
+from werkzeug.test import EnvironBuilder
 
 from app import create_app
 from app.auth.service import create_user
 from app.extensions import socketio
 from app.models import get_db
+from app.socket_context import MATCHED
 
 
 def test_a_sockets_events_bind_and_match_the_url_map_once(
@@ -53,3 +57,26 @@ def test_a_sockets_events_bind_and_match_the_url_map_once(
     assert http.get("/").status_code == 200
     assert bound[connected:] == matched[tried:] == ["/", "/"]  # each request its own
     client.disconnect()
+
+
+def test_a_sockets_kept_match_holds_no_frame_of_its_handshake(tmp_path: Path) -> None:
+    """The environ lives as long as the socket: what it keeps must not hold the frames of
+    the handshake (a cycle back to the environ, freed only by a full collection)."""
+    app = create_app({"INSTANCE": tmp_path, "ASYNC_MODE": "threading"})
+    environ = EnvironBuilder(path="/socket.io/", query_string="EIO=4&transport=websocket")
+    kept = environ.get_environ()
+
+    def handshake() -> None:  # a frame of its own, as the engine.io handler's stack
+        with app.request_context(kept):
+            pass
+
+    handshake()
+    assert kept[MATCHED][2] is not None  # the socket path is no page: a NotFound, kept
+    reached, seen, todo = [], {id(kept)}, [kept]
+    while todo:
+        for o in gc.get_referents(todo.pop()):
+            if id(o) not in seen and not isinstance(o, type | ModuleType):
+                seen.add(id(o))
+                reached.append(o)
+                todo.append(o)
+    assert not [o for o in reached if isinstance(o, FrameType | TracebackType)]
