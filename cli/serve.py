@@ -30,10 +30,15 @@ if TYPE_CHECKING:  # imported after eventlet's monkey patching, in `serve`
     from app.tls import TlsFiles
 
 ASYNC_MODE_ENV = "SVARA_ASYNC_MODE"
-#: Seconds between two full collections while serving: on a clock, not after a count of
-#: middle ones (Python's own policy), which came every 25–60 s at 4,000 players.
-FULL_COLLECTION_EVERY = 300.0
-#: A full-collection threshold Python never reaches: `collect_on_a_clock` makes them.
+#: Seconds between two looks at the process's size while serving: a full collection comes
+#: when it grew (`collect_when_grown`), not after a count of middle collections (Python's
+#: own policy), which came every 25–60 s at 4,000 players.
+LOOK_EVERY = 60.0
+#: How much the process's peak size grows after a full collection before the next one:
+#: CPython's own ratio for a full collection (the objects new to the old generation above a
+#: quarter of it), measured in memory, which cycles left behind do grow.
+GROWTH_FOR_A_COLLECTION = 1.25
+#: A full-collection threshold Python never reaches: `collect_when_grown` makes them.
 NEVER = 2**31 - 1
 #: Seconds a stopping server gives its requests in flight before it ends its connections.
 STOP_GRACE = 1.0
@@ -160,7 +165,7 @@ def run(app: Any, host: str, port: int, ready: Any, tls: TlsFiles | None = None)
             with _listening(host, port):
                 listener = eventlet.listen((host, port))
             eventlet.spawn(metrics.watch_the_loop, eventlet.sleep, time.monotonic)
-            eventlet.spawn(collect_on_a_clock, eventlet.sleep)
+            eventlet.spawn(collect_when_grown, eventlet.sleep)
             ready(_address(host, listener.getsockname()[1], tls is not None))
             base: type = eventlet.wsgi.HttpProtocol
             if tls is not None:
@@ -185,7 +190,7 @@ def run(app: Any, host: str, port: int, ready: Any, tls: TlsFiles | None = None)
             from werkzeug.serving import make_server
 
             logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no line per request
-            threading.Thread(target=collect_on_a_clock, args=(time.sleep,), daemon=True).start()
+            threading.Thread(target=collect_when_grown, args=(time.sleep,), daemon=True).start()
 
             context = tls.ssl_context() if tls is not None else None
             with _listening(host, port):
@@ -301,16 +306,14 @@ def open_files_for(connections: int) -> int:
 
 def gc_for_serving() -> None:
     """The cyclic garbage collector's policy while serving (docs/performance.md, «The
-    garbage collector» and «Who held the loop, switch by switch, and full collections on a
-    clock»).
+    garbage collector», «Who held the loop, switch by switch, and full collections on a
+    clock» and «A full collection when the process grew»).
 
     A full collection walks every object and, under eventlet, holds every table meanwhile:
-    ~220 ms at 1,000 players, 0.3–1 s at 4,000. What start-up made (the libraries, the app,
+    ~220 ms at 1,000 players, 1–2 s at 4,000. What start-up made (the libraries, the app,
     the scoring tables) lives as long as the process, so it is frozen out of the collector's
-    walk; and Python makes no full collection itself: `collect_on_a_clock` does, every
-    FULL_COLLECTION_EVERY seconds. While tables play they found nothing (a table's data is
-    freed by reference counting); what they find is the closed connections' cycles, which
-    wait for the clock: bounded by the time, and tests/load/test_soak.py holds the memory flat.
+    walk; and Python makes no full collection itself: `collect_when_grown` does, when there
+    is something for it to find.
     """
     gc.collect()
     gc.freeze()
@@ -318,13 +321,29 @@ def gc_for_serving() -> None:
     gc.set_threshold(young, middle, NEVER)
 
 
-def collect_on_a_clock(sleep: Callable[[float], object]) -> None:
-    """Forever: sleep FULL_COLLECTION_EVERY seconds (on the event loop under eventlet), then
-    make a full collection: one pause every few minutes whatever the number of players,
-    where Python's count of middle collections came faster the more players there were."""
+def peak_size() -> int:
+    """The process's peak resident size (in the platform's unit: only ratios are used)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
+def collect_when_grown(
+    sleep: Callable[[float], object], size: Callable[[], int] = peak_size
+) -> None:
+    """Forever: every LOOK_EVERY seconds (on the event loop under eventlet), a full
+    collection if the process's peak size grew by GROWTH_FOR_A_COLLECTION since the last one.
+
+    While tables play, a full collection finds nothing: a table's data is freed by reference
+    counting, and a socket's handshake keeps no cycle (app/socket_context.py). What it finds
+    is what closed connections left, and that, not freed, makes the process grow: so the
+    pause (1–2 s at 4,000 players) comes when the players who left made the process a
+    quarter bigger, not every few minutes of a steady evening; the memory stays within a
+    quarter of what the last collection left (tests/load/test_soak.py)."""
+    last = size()
     while True:
-        sleep(FULL_COLLECTION_EVERY)
-        gc.collect()
+        sleep(LOOK_EVERY)
+        if size() >= last * GROWTH_FOR_A_COLLECTION:
+            gc.collect()
+            last = size()
 
 
 @contextmanager

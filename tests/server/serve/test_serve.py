@@ -22,7 +22,7 @@ from sqlmodel import select
 from app import migrations
 from app.lobby.service import DEMO_NAME
 from app.models import Database, Table, User
-from cli.serve import FULL_COLLECTION_EVERY, collect_on_a_clock
+from cli.serve import LOOK_EVERY, collect_when_grown
 
 from ..conftest import ASYNC_MODES, PASSWORD, SVARA, WAIT, Browser, start_server, stopped
 
@@ -105,7 +105,7 @@ def test_serve_raises_its_open_files_limit_for_its_connections(tmp_path: Path) -
 def test_serving_freezes_start_up_and_leaves_full_collections_to_a_clock() -> None:
     """cli/serve.py `gc_for_serving` (a full collection held every table ~220 ms at 1,000
     players, 0.3–1 s at 4,000): start-up's objects frozen out of the collector's walk, and
-    Python makes no full collection itself (`collect_on_a_clock` does). Run in a fresh
+    Python makes no full collection itself (`collect_when_grown` does). Run in a fresh
     interpreter: it is global."""
     probe = (
         "import gc; from cli.serve import NEVER, gc_for_serving;"
@@ -130,33 +130,40 @@ class _Stop(Exception):
     pass
 
 
-def test_full_collections_come_on_the_clock() -> None:
-    """`collect_on_a_clock` sleeps FULL_COLLECTION_EVERY, then frees what only a cycle
-    keeps, again and again (automatic collections off meanwhile: only it can free them)."""
+def test_a_full_collection_comes_when_the_process_grew_by_a_quarter() -> None:
+    """`collect_when_grown` looks every LOOK_EVERY seconds and frees what only a cycle keeps
+    once the peak size grew by GROWTH_FOR_A_COLLECTION since the last collection (the start
+    first); a process that did not grow so much is left alone (automatic collections off
+    meanwhile: only it can free the cycle)."""
+    # the peak size at the start, then at each look (and after each collection)
+    sizes = iter([1000, 1100, 1249, 1250, 1250, 1500, 1562, 1563, 1563])  # 1250 twice:
+    # at the look, then after the collection; likewise 1563
+    collected: list[bool] = []  # at each look after the first: was the cycle freed?
     left: list[weakref.ref[_Cycle]] = []
     slept: list[float] = []
 
     def sleep(seconds: float) -> None:
         slept.append(seconds)
         if left:
-            assert left[-1]() is None, "the cycle left before this sleep was not collected"
-        if len(slept) == 3:
+            collected.append(left[-1]() is None)
+        if len(slept) == 7:
             raise _Stop
         cycle = _Cycle()
         left.append(weakref.ref(cycle))
         del cycle
-        assert left[-1]() is not None  # only a collection frees it
 
     automatic = gc.isenabled()
     gc.disable()
     try:
         with pytest.raises(_Stop):
-            collect_on_a_clock(sleep)
+            collect_when_grown(sleep, lambda: next(sizes))
     finally:
         if automatic:
             gc.enable()
-    assert slept == [FULL_COLLECTION_EVERY] * 3
-    assert len(left) == 2 and all(ref() is None for ref in left)
+        gc.collect()
+    assert slept == [LOOK_EVERY] * 7
+    # 1100, 1249: under 1.25 × 1000; 1250: collected; 1500, 1562: under 1.25 × 1250; 1563: collected
+    assert collected == [False, False, True, False, False, True]
 
 
 @pytest.mark.parametrize("async_mode", ASYNC_MODES)
