@@ -32,6 +32,10 @@ log = logging.getLogger(__name__)
 # most this much (it cannot be woken early without a primitive Flask-SocketIO lacks).
 MAX_NAP = 0.05
 MIN_NAP = 0.002
+# Replaced and cancelled deadlines stay in the heap until they pass (lazy deletion); once
+# they outnumber the armed ones by this many, the heap is rebuilt without them, so it holds
+# about the armed timers whatever their length (a turn's deadline is replaced at every move).
+STALE_SLACK = 1024
 
 
 def lane(key: Hashable) -> Hashable:
@@ -80,6 +84,15 @@ class Scheduler:
             seq = next(self._seq)
             self._timers[key] = (deadline, seq, fire)
             heapq.heappush(self._heap, (deadline, seq, key))
+            if len(self._heap) > 2 * len(self._timers) + STALE_SLACK:
+                self._drop_stale()
+
+    def _drop_stale(self) -> None:
+        """Rebuild the heap with the armed deadlines only (the lock held): linear, and due
+        once per STALE_SLACK replacements at least, so a `set` stays O(log n) on average."""
+        timers = self._timers
+        self._heap = [e for e in self._heap if (t := timers.get(e[2])) and t[1] == e[1]]
+        heapq.heapify(self._heap)
 
     def cancel(self, key: Hashable) -> None:
         with self._lock:

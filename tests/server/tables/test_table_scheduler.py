@@ -12,7 +12,7 @@ import pytest
 from flask import Flask
 from flask_socketio import SocketIO
 
-from app.tables.scheduler import Scheduler
+from app.tables.scheduler import STALE_SLACK, Scheduler
 
 WAIT = 10.0
 
@@ -107,3 +107,23 @@ def test_a_table_whose_timer_hangs_delays_no_other_tables_timers(scheduler: Sche
         release.set()
     assert after.wait(WAIT)
     assert fired == ["2 turn", "1 turn", "1 offline"]
+
+
+def test_replaced_deadlines_do_not_pile_up_and_the_armed_ones_still_fire_in_order(
+    scheduler: Scheduler,
+) -> None:
+    """A turn's deadline is replaced at every move: with long timers the replaced ones
+    stayed in the heap until they passed (140,000 in a 10-minute run at 4,000 players)."""
+    fired: list[str] = []
+    done = threading.Event()
+    make = recorder(fired, done)
+    far = scheduler.deadline_in(10_000)  # 100 s at scale 0.01: none passes during the test
+    for move in range(20_000):
+        scheduler.set(("table 1", "turn"), far + move, make("turn"))
+        scheduler.set(("table 2", "turn"), far + move, make("turn 2"))
+    assert len(scheduler._heap) <= 2 * 2 + STALE_SLACK + 1
+    scheduler.set(("table 1", "turn"), scheduler.deadline_in(2), make("a"))
+    scheduler.set(("table 2", "turn"), scheduler.deadline_in(1), make("b"))
+    scheduler.set("last", scheduler.deadline_in(5), make("last"))
+    assert done.wait(WAIT)
+    assert fired == ["b", "a", "last"]
