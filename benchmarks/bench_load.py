@@ -15,8 +15,9 @@ warm-up nor the disconnects — without pausing it (`--nonblocking`; raw stacks 
 DIR/load-N-pace.txt).
 
 `--soak SECONDS`: one run (the first `--tables` and `--pace`) of that length instead, which
-prints the server's RSS per connected player minute by minute, then the summary with the
-drift (the first third of the samples against the last third); it stops by itself.
+prints, minute by minute, the server's RSS per connected player, its CPU and the p99 and
+longest of the latencies measured, then the summary with the drift (the first third of
+the samples against the last third); it stops by itself.
 """
 
 from __future__ import annotations

@@ -165,6 +165,7 @@ class Tally:
     """What one worker measured."""
 
     latencies: list[float] = field(default_factory=list)
+    latency_at: list[float] = field(default_factory=list)  # when each was measured (monotonic)
     actions: int = 0
     hands: int = 0
     refused: dict[str, int] = field(default_factory=dict)
@@ -240,7 +241,9 @@ class Bot:
             and self.measured != sent.version
         ):
             self.measured = sent.version
-            self.shared.tally.latencies.append(time.monotonic() - sent.at)
+            now = time.monotonic()
+            self.shared.tally.latencies.append(now - sent.at)
+            self.shared.tally.latency_at.append(now)
         hand = state.get("hand")
         if hand and self.shared.timing and hand["id"] != self.shared.hand:
             self.shared.hand = hand["id"]
@@ -459,6 +462,7 @@ class Result:
     # seconds` of the server at the run's URL): bucket bound in seconds → wake-ups up to it.
     late: dict[float, float] = field(default_factory=dict)
     client_late: list[float] = field(default_factory=list)  # the workers' loops (seconds)
+    latency_at: list[float] = field(default_factory=list)  # when each latency was measured
 
     def late_quantile(self, q: float) -> float | None:
         """The bucket bound (ms) within which `q` % of the loop's wake-ups came: the server's
@@ -524,11 +528,17 @@ def drift(samples: list[Sample]) -> dict[str, float]:
 
 
 def by_minute(result: Result) -> list[dict[str, Any]]:
-    """The server's RSS (MB, and KB per player), open descriptors and CPU, minute by minute."""
+    """The server's RSS (MB, and KB per player), open descriptors and CPU, and the p99 and
+    longest of the latencies measured, minute by minute: where in a soak the tail comes
+    from (a pause, a growing heap). The workers' clock is the sampler's (`time.monotonic`,
+    one clock for every process of the machine)."""
     start = result.samples[0].at
     minutes: dict[int, list[Sample]] = {}
     for sample in result.samples:
         minutes.setdefault(int((sample.at - start) // 60), []).append(sample)
+    waits: dict[int, list[float]] = {}
+    for at, latency in zip(result.latency_at, result.latencies, strict=True):
+        waits.setdefault(int((at - start) // 60), []).append(latency)
     return [
         {
             "minute": minute,
@@ -538,6 +548,8 @@ def by_minute(result: Result) -> list[dict[str, Any]]:
             ),
             "fds": max(s.fds for s in samples),
             "cpu_pct": round(statistics.mean(s.cpu for s in samples), 1),
+            "p99_ms": _round(_quantile(waits.get(minute, []), 99)),
+            "max_ms": _round(max(waits.get(minute, [0.0])) * 1000),
         }
         for minute, samples in sorted(minutes.items())
     ]
@@ -614,6 +626,7 @@ def run_tables(
     merged = Tally()
     for _, t in played:
         merged.latencies += t.latencies
+        merged.latency_at += t.latency_at
         merged.actions += t.actions
         merged.hands += t.hands
         merged.cpu_seconds += t.cpu_seconds
@@ -635,6 +648,7 @@ def run_tables(
         merged.cpu_seconds,
         late,
         merged.late,
+        merged.latency_at,
     )
 
 

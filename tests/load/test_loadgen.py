@@ -13,7 +13,16 @@ import sys
 import time
 from typing import Any
 
-from benchmarks.loadgen import Bot, Seen, TableRun, Tally, _own_lateness
+from benchmarks.loadgen import (
+    Bot,
+    Result,
+    Sample,
+    Seen,
+    TableRun,
+    Tally,
+    _own_lateness,
+    by_minute,
+)
 
 #: A table in play where «Иван» may act: the bot picks its one legal option.
 PLAYING = {
@@ -82,3 +91,18 @@ def test_a_bot_keeps_only_what_it_decides_from_and_decides_the_same() -> None:
     assert bot._decision() == ("table:ready", {})
     bot._keep({**state, "version": 10})  # an older state changes nothing
     assert bot.seen is not None and bot.seen.version == 11
+
+
+def test_a_soaks_minutes_each_show_their_own_tail() -> None:
+    """`by_minute` puts each latency in the minute it was measured in, by the sampler's
+    clock: a pause in minute 1 shows there, not in minute 0."""
+    start = 1000.0
+    samples = [Sample(start + second, 50.0, 2**30, 10) for second in range(0, 120, 10)]
+    latencies = [0.01] * 200 + [0.02] * 199 + [2.0]
+    latency_at = [start + 30] * 200 + [start + 90] * 200
+    result = Result(1, 8, 2.0, 120.0, 8, 0, 0, latencies, {}, samples, 0.0, latency_at=latency_at)
+    minutes = by_minute(result)
+    assert [m["minute"] for m in minutes] == [0, 1]
+    assert (minutes[0]["p99_ms"], minutes[0]["max_ms"]) == (10.0, 10.0)
+    assert minutes[1]["max_ms"] == 2000.0
+    assert minutes[1]["p99_ms"] == 20.0  # one pause in 200 is above the 99th percentile
