@@ -337,11 +337,12 @@ def _worker(
     out: Any,
     seconds: float,
     warmup: float,
+    done: Any,
 ) -> None:
     """Connect and seat every bot, say so, wait for `go`, play `warmup` untimed and
-    `seconds` timed, report a Tally, then close the bots (their disconnecting is not part
-    of what the run measures)."""
-    asyncio.run(_play(url, seatings, pace, seed, go, out, seconds, warmup))
+    `seconds` timed, report a Tally, then wait for `done` and close the bots (their
+    disconnecting is not part of what the run measures)."""
+    asyncio.run(_play(url, seatings, pace, seed, go, out, seconds, warmup, done))
 
 
 async def _play(
@@ -353,6 +354,7 @@ async def _play(
     out: Any,
     seconds: float,
     warmup: float = 0.0,
+    done: Any = None,
 ) -> None:
     tally = Tally()
     rng = random.Random(seed)
@@ -389,6 +391,8 @@ async def _play(
         run.playing = run.timing = False
     tally.cpu_seconds = time.process_time() - cpu
     out.put(("played", tally))  # before the closing: the server's figures stop here
+    if done is not None:  # every worker has played: no disconnect within another's timing
+        await asyncio.get_running_loop().run_in_executor(None, done.wait, WAIT)
     await asyncio.gather(*(b.close() for b in bots), return_exceptions=True)
 
 
@@ -593,12 +597,13 @@ def run_tables(
     `during` is entered for the timed play only (a profiler: `bench_load --profile`)."""
     context = mp.get_context("spawn")  # no inherited sockets or threads
     go = context.Event()
+    done = context.Event()  # every worker reported: they may close their bots
     out = context.Queue()
     shares = [seatings[i::workers] for i in range(workers) if seatings[i::workers]]
     processes = [
         context.Process(
             target=_worker,
-            args=(url, share, pace, seed + i, go, out, seconds, warmup),
+            args=(url, share, pace, seed + i, go, out, seconds, warmup, done),
             daemon=True,
         )
         for i, share in enumerate(shares)
@@ -618,6 +623,7 @@ def run_tables(
             played = [_next(out, processes, seconds + WAIT) for _ in processes]
         late = {bound: n - before.get(bound, 0.0) for bound, n in loop_late(url).items()}
     finally:
+        done.set()  # after the last figure is read: the bots may close now
         for p in processes:
             p.join(timeout=WAIT)
             if p.is_alive():
