@@ -413,6 +413,16 @@ def test_stacks_elsewhere_reads_only_the_asked_users_stacks(db: Database, count:
     """A table asks `stacks_elsewhere` at every «Готов» and hand's start: SQLite's plan of the
     very statement it runs looks the asked users' stacks up by kind and user, not every
     stack account the club ever opened by kind (https://sqlite.org/eqp.html)."""
+    names = ("Иван", "ЁЖ", "Мария", "Борис Петров", "ГЭРИ-младший", "Ёлка 🎄")[:count]
+    with db.session() as s:
+        people = [User(name=f"{n} №{count}", password_hash="-") for n in names]  # db shared
+        s.add_all(people)
+        s.flush()
+        asked = [p.id for p in people if p.id is not None]
+        here, other = stack_tables(s, 2)
+        for person in people:
+            ledger.grant(s, person, 500, "start")
+            ledger.buy_in(s, person.id, other, 100)
     sent: list[tuple[str, object]] = []
 
     def heard(_c: object, _cursor: object, sql: str, params: object, *_rest: object) -> None:
@@ -421,10 +431,10 @@ def test_stacks_elsewhere_reads_only_the_asked_users_stacks(db: Database, count:
     event.listen(db.engine, "before_cursor_execute", heard)
     try:
         with db.core() as c:
-            assert ledger.stacks_elsewhere(c, range(-count, 0), 1) == {}  # no such users
+            assert ledger.stacks_elsewhere(c, asked, here) == dict.fromkeys(asked, other)
     finally:
         event.remove(db.engine, "before_cursor_execute", heard)
-    ((sql, params),) = sent
+    ((sql, params),) = [(q, p) for q, p in sent if "FROM accounts" in q]  # then its tables
     with db.engine.connect() as c:
         plan = [row[3] for row in c.exec_driver_sql(f"EXPLAIN QUERY PLAN {sql}", params)]
     assert plan == [
