@@ -40,9 +40,9 @@ def _bare(error: HTTPException | None) -> HTTPException | None:
 
     The environ keeps it for the socket's life; with its traceback it kept the frames of the
     handshake that first matched (the engine.io handler's stack, the request, the session:
-    ~150 objects per connection, half the server's heap at 4,000 players), and their locals
-    held the environ again: a cycle that only a full collection frees, and that every full
-    collection walks meanwhile (docs/performance.md, «The handshake's frames»)."""
+    ~150 objects per connection), and their locals held the environ again: a cycle that
+    only a full collection frees, and that every full collection walks meanwhile
+    (docs/performance.md, «The full collection at 4,000: the handshakes' frames, …»)."""
     if error is not None:
         error.__traceback__ = None
         error.__context__ = error.__cause__ = None

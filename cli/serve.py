@@ -307,7 +307,8 @@ def open_files_for(connections: int) -> int:
 def gc_for_serving() -> None:
     """The cyclic garbage collector's policy while serving (docs/performance.md, «The
     garbage collector», «Who held the loop, switch by switch, and full collections on a
-    clock» and «A full collection when the process grew»).
+    clock» and «The full collection at 4,000: the handshakes' frames, and a collection when
+    the process grew»).
 
     A full collection walks every object and, under eventlet, holds every table meanwhile:
     ~220 ms at 1,000 players, 1–2 s at 4,000. What start-up made (the libraries, the app,
