@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 
 from tests.server.conftest import ASYNC_MODES, Server, start_server, stopped, unique_name
-from tests.server.tablekit import SCALE, Player, choose, new_table, seat
+from tests.server.tablekit import Player, choose, new_table, seat
 from tests.server.voice.test_serve_voice import VOICE_ENV, join_voice, sfu_pids
 
 from .pace import Pace
@@ -34,6 +34,10 @@ from .pace import Pace
 #: A round during the fault may take this many times the mean round before it.
 RATIO = 5
 ROUNDS = 12
+#: The rules' timers run at a tenth: «Ёж»'s 10 s lapse in 1 s, while the pace player's 30 s
+#: turn (his practice table's) is 3 s, more than a busy machine stalls this test's process
+#: (at a fiftieth, 0.6 s, his own lapse once stood him up mid-test).
+TIMER_SCALE = 0.1
 REPLACED = 30  # seconds: a hung SFU is replaced within this (docs/voice-protocol.md)
 MISSED = re.compile(r"voice SFU missed (\d+) ping")
 ANSWERS = re.compile(r"voice SFU answers again")
@@ -42,7 +46,11 @@ ANSWERS = re.compile(r"voice SFU answers again")
 @pytest.fixture(params=ASYNC_MODES)
 def server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Server]:
     running = start_server(
-        tmp_path, request.param, SVARA_TIMER_SCALE=str(SCALE), SVARA_BOT_THINK="0", **VOICE_ENV
+        tmp_path,
+        request.param,
+        SVARA_TIMER_SCALE=str(TIMER_SCALE),
+        SVARA_BOT_THINK="0",
+        **VOICE_ENV,
     )
     with stopped(running):
         yield running
@@ -78,7 +86,7 @@ def test_a_stopped_sfu_holds_up_no_table(server: Server) -> None:
     ivan, maria = seat(server, first, 2, 1000, names=("Иван", "Мария"))
     assert join_voice(ivan.client, first)["ok"]
     # «Ёж», in the voice at another table, will let his turn run out (1 s here).
-    second = new_table(server, "classic", turn_seconds=50, ready_seconds=600)
+    second = new_table(server, "classic", turn_seconds=10, ready_seconds=600)
     yozh, petr = seat(server, second, 2, 1000, names=("Ёж", "Пётр"))
     assert join_voice(yozh.client, second)["ok"]
     pace = Pace(server)
