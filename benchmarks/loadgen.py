@@ -353,8 +353,8 @@ async def _play(
     go: Any,
     out: Any,
     seconds: float,
-    warmup: float = 0.0,
-    done: Any = None,
+    warmup: float,
+    done: Any,
 ) -> None:
     tally = Tally()
     rng = random.Random(seed)
@@ -391,8 +391,8 @@ async def _play(
         run.playing = run.timing = False
     tally.cpu_seconds = time.process_time() - cpu
     out.put(("played", tally))  # before the closing: the server's figures stop here
-    if done is not None:  # every worker has played: no disconnect within another's timing
-        await asyncio.get_running_loop().run_in_executor(None, done.wait, WAIT)
+    # Every worker has played: no disconnect falls within another's timing.
+    await asyncio.get_running_loop().run_in_executor(None, done.wait, WAIT)
     await asyncio.gather(*(b.close() for b in bots), return_exceptions=True)
 
 

@@ -339,8 +339,8 @@ def collect_when_grown(
     pause (1–2 s at 4,000 players) comes when the players who left made the process a
     quarter bigger, not every few minutes of a steady evening; the memory stays within a
     quarter of what the last collection left (tests/load/test_soak.py). A server filling up
-    grows too and pays the same pause per quarter, finding almost nothing (docs/
-    performance.md, «The 10-minute soak at 2,000 before and after the steady state's
+    grows too and pays the same pause per quarter, finding almost nothing
+    (docs/performance.md, «The 10-minute soak at 2,000 before and after the steady state's
     work»)."""
     last = size()
     while True:
