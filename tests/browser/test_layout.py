@@ -6,9 +6,9 @@ The states come from a real `svara serve`: players at real sockets (tests/server
 play hands at a table of each game, and every `table:state` each of them received is kept.
 The state a test needs is picked from those (the viewer's turn with the others' bubbles, the
 amount panel, turning cards, the vote, the Svara entry, the dark choice, the showdown, the
-winner's banner, the next gathering, the queue, a turn let run out, every seat taken) and
-drawn into the table page by static/js/protocol.js and render.js as table.js draws it (its
-banner from the state's news).
+winner's banner, the next gathering, the queue, a turn let run out, every seat taken, and
+every seat taken beside the tallest action bar) and drawn into the table page by
+static/js/protocol.js and render.js as table.js draws it (its banner from the state's news).
 Where random deals make a state a matter of luck (a tie: shaha36's vote, S-7.1, and the Svara
 entry of shaha36 and svara32, S-7.3, B-5.2), the recorded turn of that game is given the
 legal actions of that moment, so the dialog is drawn from a real state all the same. The
@@ -58,7 +58,7 @@ STATES = {
     "shaha36": ["turn", "raise", "look", "vote", "svara", "dark", "showdown", "win", "gathering"],
     "svara32": ["turn", "raise", "look", "svara", "dark", "showdown", "win", "gathering"],
 }
-CROWDED = ["queue", "full", "timeout", "bots", "bots-between"]
+CROWDED = ["queue", "full", "full-bar", "timeout", "bots", "bots-between"]
 FULL = {"classic": 8, "shaha36": 6, "svara32": 6}  # the most seats each game allows
 READY = {"classic": "ready", "shaha36": "ready", "svara32": "ready"}
 
@@ -85,9 +85,32 @@ def choose(game: str, me: str, state: dict[str, Any], rng: random.Random) -> dic
     return {k: pick[k] for k in ("do", "to", "deal") if pick.get(k) is not None}
 
 
-def play(players: list[SocketPlayer], game: str, hands: int, rng: random.Random) -> None:
+def frugal(game: str, me: str, state: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    """A hand that reaches classic's longest bar: the first bet is the lowest level, players
+    fold until three are left and the three call it, so the closing turn comes at the lowest
+    level with «Дал дальше» at every level, «Смотреться», «Упал» and both proposals (C-4.10a,
+    C-5.1: seven buttons). Its holder folds, and the last two lock, so the hand ends."""
+    dos = {a["do"]: a for a in state["hand"]["legal"]}
+    if "give_on" in dos:
+        return {"do": "lock"} if "lock" in dos else {"do": "fold"}
+    bets = sorted(a["to"] for a in state["hand"]["legal"] if a["do"] == "bet")
+    active = sum(1 for p in state["hand"]["players"] if p["state"] == "active")
+    if "fold" in dos and state["hand"]["level"] is not None and active > 3:
+        return {"do": "fold"}
+    if bets:
+        return {"do": "bet", "to": bets[0]}
+    return choose(game, me, state, rng)
+
+
+def play(
+    players: list[SocketPlayer],
+    game: str,
+    hands: int,
+    rng: random.Random,
+    chooser: Callable[[str, str, dict[str, Any], random.Random], dict[str, Any]] = choose,
+) -> None:
     """`hands` hands: everyone answers the gathering (one in four «dark» where offered), then
-    each decision is sent by whoever the hand waits for."""
+    each decision (`chooser`'s) is sent by whoever the hand waits for."""
     for n in range(hands):
         for p in players:
             p.drain()
@@ -113,7 +136,7 @@ def play(players: list[SocketPlayer], game: str, hands: int, rng: random.Random)
             if actor.state["phase"] != "playing" or not actor.hand["legal"]:  # type: ignore[index]
                 first.until(lambda s, v=first.state["version"]: s["version"] > v)
                 continue
-            reply = actor.act(**choose(game, actor.name, actor.state, rng))
+            reply = actor.act(**chooser(game, actor.name, actor.state, rng))
             if reply.get("ok"):
                 actor.until(lambda s, v=actor.state["version"]: s["version"] > v)
             else:
@@ -162,7 +185,7 @@ def legal_of(msg: dict[str, Any]) -> dict[str, dict[str, Any]]:
 # shown by itself (S-6.2) says nothing either.
 NOT_DECIDED = {"ante", "cards", "return", "win"}
 # The states picked for the others' decisions, and how many bubbles each must show.
-BUBBLES = {"turn": 2, "full": 3, "bots": 2}
+BUBBLES = {"turn": 2, "full": 3, "full-bar": 3, "bots": 2}
 
 
 def decisions_by_others(msg: dict[str, Any]) -> int:
@@ -190,6 +213,16 @@ def pick(game: str, state: str, msgs: list[dict[str, Any]]) -> dict[str, Any] | 
             and bool(legal_of(m))
             and not {"agree", "join", "dark_on", "cook", "split"} & set(legal_of(m))
             and decisions_by_others(m) >= 2
+        ),
+        "full-bar": lambda m: (
+            sum(1 for s in m["seats"] if s) == FULL[game]
+            and me(m) in (m["hand"] or {}).get("awaiting", [])
+            and (
+                len(m["hand"]["legal"]) >= 7
+                if game == "classic"
+                else any(a.get("min_to") != a.get("max_to") for a in legal_of(m).values())
+            )
+            and decisions_by_others(m) >= 3
         ),
         "raise": lambda m: any(
             a.get("min_to") is not None and a["min_to"] != a["max_to"] for a in legal_of(m).values()
@@ -311,6 +344,14 @@ class Recording:
             m = pick(game, state, msgs)
             assert m is not None, f"{game}: no {state} state recorded"
             out[state] = m
+        # The tallest bar on the fullest felt: classic's closing turn at the lowest level,
+        # played for; the others' turn with the amount panel (S-3.2, B-3.3).
+        if game == "classic":
+            play(crowd[:full], game, 1, rng, frugal)
+            msgs = list(messages(crowd))
+        m = pick(game, "full-bar", msgs)
+        assert m is not None, f"{game}: no full-bar state recorded"
+        out["full-bar"] = m
         out |= self.with_bots(game, rng)
         # A turn let run out (the shortest timer a table allows, 5 s): «(время вышло)».
         _, three = seated(self.server, game, 3, 3, turn_seconds=5)
