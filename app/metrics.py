@@ -2,11 +2,12 @@
 
 The counters and the histogram are the process's own (`REGISTRY`): the layers that already
 refuse or time things push into them (a refusal in app/protocol.py and app/tables/sockets.py,
-a hand begun in app/tables/store.py, an action in app/tables/sockets.py, a database error
-through SQLAlchemy's `handle_error` event, listened to by app/health.py). This module imports
-nothing of the app: everything may count here. What is a state rather than an event (players
-connected, tables open, the SFU's peers) is read from the app when Prometheus asks, by
-app/health.py's `AppCollector`; nothing has to keep those numbers up to date.
+a socket closed in app/protocol.py, a hand begun in app/tables/store.py, an action in
+app/tables/sockets.py, a database error through SQLAlchemy's `handle_error` event, listened to
+by app/health.py). This module imports nothing of the app: everything may count here. What
+is a state rather than an event (players connected, tables open, the SFU's peers) is read
+from the app when Prometheus asks, by app/health.py's `AppCollector`; nothing has to keep
+those numbers up to date.
 """
 
 from __future__ import annotations
@@ -42,6 +43,11 @@ LOOP_PERIOD = 0.1
 DATABASE_ERRORS = Counter(
     "svara_database_errors", "Errors the database driver raised", registry=REGISTRY
 )
+SOCKETS_CLOSED = Counter(
+    "svara_sockets_closed",
+    "Socket.IO connections closed (what they leave is what a full collection frees)",
+    registry=REGISTRY,
+)
 #: The code counted for a refusal of the event layer itself (unknown event, bad payload).
 PROTOCOL = "protocol"
 
@@ -49,6 +55,13 @@ PROTOCOL = "protocol"
 def refused(code: str | None) -> None:
     """Count one refused client event."""
     REFUSED.labels(code=code or PROTOCOL).inc()
+
+
+def sockets_closed() -> float:
+    """How many Socket.IO connections closed since the process started (cli/serve.py
+    `collect_when_grown` reads it)."""
+    (counter,) = SOCKETS_CLOSED.collect()
+    return counter.samples[0].value
 
 
 def watch_the_loop(sleep: Callable[[float], object], clock: Callable[[], float]) -> None:

@@ -317,6 +317,7 @@ class Gate:
 
     def closed(self, eio_sid: str, *args: Any) -> Any:
         self.budgets.forget(eio_sid)
+        metrics.SOCKETS_CLOSED.inc()
         return self._closed(eio_sid, *args)
 
 

@@ -165,7 +165,7 @@ def run(app: Any, host: str, port: int, ready: Any, tls: TlsFiles | None = None)
             with _listening(host, port):
                 listener = eventlet.listen((host, port))
             eventlet.spawn(metrics.watch_the_loop, eventlet.sleep, time.monotonic)
-            eventlet.spawn(collect_when_grown, eventlet.sleep)
+            eventlet.spawn(collect_when_grown, eventlet.sleep, metrics.sockets_closed)
             ready(_address(host, listener.getsockname()[1], tls is not None))
             base: type = eventlet.wsgi.HttpProtocol
             if tls is not None:
@@ -189,8 +189,12 @@ def run(app: Any, host: str, port: int, ready: Any, tls: TlsFiles | None = None)
 
             from werkzeug.serving import make_server
 
+            from app import metrics
+
             logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no line per request
-            threading.Thread(target=collect_when_grown, args=(time.sleep,), daemon=True).start()
+            threading.Thread(
+                target=collect_when_grown, args=(time.sleep, metrics.sockets_closed), daemon=True
+            ).start()
 
             context = tls.ssl_context() if tls is not None else None
             with _listening(host, port):
@@ -328,26 +332,35 @@ def peak_size() -> int:
 
 
 def collect_when_grown(
-    sleep: Callable[[float], object], size: Callable[[], int] = peak_size
+    sleep: Callable[[float], object],
+    closed: Callable[[], float],
+    size: Callable[[], int] = peak_size,
 ) -> None:
     """Forever: every LOOK_EVERY seconds (on the event loop under eventlet), a full
-    collection if the process's peak size grew by GROWTH_FOR_A_COLLECTION since the last one.
+    collection if the process's peak size grew by GROWTH_FOR_A_COLLECTION since the last one,
+    counting only the minutes in which a connection closed (`closed`: how many have closed
+    so far, app.metrics.sockets_closed).
 
     While tables play, a full collection finds nothing: a table's data is freed by reference
     counting, and a socket's handshake keeps no cycle (app/socket_context.py). What it finds
     is what closed connections left, and that, not freed, makes the process grow: so the
     pause (1–2 s at 4,000 players) comes when the players who left made the process a
     quarter bigger, not every few minutes of a steady evening; the memory stays within a
-    quarter of what the last collection left (tests/load/test_soak.py). A server filling up
-    grows too and pays the same pause per quarter, finding almost nothing
-    (docs/performance.md, «The 10-minute soak at 2,000 before and after the steady state's
-    work»)."""
-    last = size()
+    quarter of what the last collection left (tests/load/test_soak.py). A minute in which
+    nobody left grew by the players who came, live data a collection would walk for nothing
+    (455 ms for 8 objects at 3,000 players: docs/performance.md, «The 10-minute soak at 2,000
+    before and after the steady state's work»): the mark moves up by that growth."""
+    mark = before = size()
+    left = closed()
     while True:
         sleep(LOOK_EVERY)
-        if size() >= last * GROWTH_FOR_A_COLLECTION:
+        now, leaving = size(), closed()
+        if leaving == left:  # nobody left: the growth is the players who came
+            mark += now - before
+        elif now >= mark * GROWTH_FOR_A_COLLECTION:
             gc.collect()
-            last = size()
+            now = mark = size()
+        before, left = now, leaving
 
 
 @contextmanager

@@ -98,6 +98,25 @@ def test_metrics_count_players_tables_hands_actions_and_refusals(served: Server)
             p.close()
 
 
+def closed_sockets(url: str) -> float:
+    page = requests.get(url + "/metrics", timeout=WAIT)
+    return samples(page.text)[("svara_sockets_closed_total", ())]
+
+
+def test_a_closed_socket_is_counted(served: Server) -> None:
+    """`svara_sockets_closed_total` counts the Socket.IO connections that closed: what they
+    leave is what a full collection frees (cli/serve.py `collect_when_grown` reads it)."""
+    table = new_table(served, "classic")
+    (player,) = seat(served, table, 1, 500)
+    before = closed_sockets(served.url)
+    player.close()
+    deadline = time.monotonic() + WAIT
+    while (after := closed_sockets(served.url)) == before:
+        assert time.monotonic() < deadline, "the closed socket was never counted"
+        threading.Event().wait(0.05)
+    assert after == before + 1
+
+
 def test_a_stalled_event_loop_is_counted_late(served: Server) -> None:
     """The server stopped for STALL seconds (SIGSTOP, SIGCONT): its event loop wakes its
     timer that late, and `/metrics` says so in `svara_event_loop_late_seconds` — the

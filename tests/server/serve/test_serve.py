@@ -130,14 +130,16 @@ class _Stop(Exception):
     pass
 
 
-def test_a_full_collection_comes_when_the_process_grew_by_a_quarter() -> None:
+def test_a_full_collection_comes_when_players_who_left_grew_the_process_by_a_quarter() -> None:
     """`collect_when_grown` looks every LOOK_EVERY seconds and frees what only a cycle keeps
     once the peak size grew by GROWTH_FOR_A_COLLECTION since the last collection (the start
-    first); a process that did not grow so much is left alone (automatic collections off
-    meanwhile: only it can free the cycle)."""
-    # the peak size at the start, then at each look (and after each collection)
-    sizes = iter([1000, 1100, 1249, 1250, 1250, 1500, 1562, 1563, 1563])  # 1250 twice:
-    # at the look, then after the collection; likewise 1563
+    first), counting the minutes in which a connection closed; a minute in which nobody left
+    moves the mark up by its growth (the players who came), and a process that did not grow
+    so much is left alone (automatic collections off meanwhile: only it can free the cycle)."""
+    # the peak size and the connections closed so far, at the start and then at each look;
+    # after each collection the size once more (1375 and 2500 twice)
+    sizes = iter([1000, 1100, 1300, 1375, 1375, 2000, 2400, 2500, 2500])
+    closed = iter([0, 0, 3, 5, 5, 6, 7])
     collected: list[bool] = []  # at each look after the first: was the cycle freed?
     left: list[weakref.ref[_Cycle]] = []
     slept: list[float] = []
@@ -156,13 +158,14 @@ def test_a_full_collection_comes_when_the_process_grew_by_a_quarter() -> None:
     gc.disable()
     try:
         with pytest.raises(_Stop):
-            collect_when_grown(sleep, lambda: next(sizes))
+            collect_when_grown(sleep, lambda: next(closed), lambda: next(sizes))
     finally:
         if automatic:
             gc.enable()
         gc.collect()
     assert slept == [LOOK_EVERY] * 7
-    # 1100, 1249: under 1.25 × 1000; 1250: collected; 1500, 1562: under 1.25 × 1250; 1563: collected
+    # 1100, nobody left: the mark is 1100; 1300 < 1.25 × 1100; 1375: collected. 2000, nobody
+    # left: the mark is 1375 + 625; 2400 < 1.25 × 2000; 2500: collected
     assert collected == [False, False, True, False, False, True]
 
 
