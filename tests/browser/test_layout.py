@@ -90,10 +90,11 @@ def frugal(game: str, me: str, state: dict[str, Any], rng: random.Random) -> dic
     fold until three are left and the three call it, so the closing turn comes at the lowest
     level with «Дал дальше» at every level, «Смотреться», «Упал» and both proposals (C-4.10a,
     C-5.1: seven buttons). Its holder folds, and the last two lock, so the hand ends."""
-    dos = {a["do"]: a for a in state["hand"]["legal"]}
+    legal = state["hand"]["legal"]
+    dos = {a["do"] for a in legal}
     if "give_on" in dos:
         return {"do": "lock"} if "lock" in dos else {"do": "fold"}
-    bets = sorted(a["to"] for a in state["hand"]["legal"] if a["do"] == "bet")
+    bets = sorted(a["to"] for a in legal if a["do"] == "bet")
     active = sum(1 for p in state["hand"]["players"] if p["state"] == "active")
     if "fold" in dos and state["hand"]["level"] is not None and active > 3:
         return {"do": "fold"}
@@ -214,15 +215,11 @@ def pick(game: str, state: str, msgs: list[dict[str, Any]]) -> dict[str, Any] | 
             and not {"agree", "join", "dark_on", "cook", "split"} & set(legal_of(m))
             and decisions_by_others(m) >= 2
         ),
+        # every seat taken beside the tallest bar: seven buttons in classic, the amount panel
+        # in the others
         "full-bar": lambda m: (
-            sum(1 for s in m["seats"] if s) == FULL[game]
-            and me(m) in (m["hand"] or {}).get("awaiting", [])
-            and (
-                len(m["hand"]["legal"]) >= 7
-                if game == "classic"
-                else any(a.get("min_to") != a.get("max_to") for a in legal_of(m).values())
-            )
-            and decisions_by_others(m) >= 3
+            tests["full"](m)
+            and (len(m["hand"]["legal"]) >= 7 if game == "classic" else tests["raise"](m))
         ),
         "raise": lambda m: any(
             a.get("min_to") is not None and a["min_to"] != a["max_to"] for a in legal_of(m).values()
