@@ -7,7 +7,8 @@ play hands at a table of each game, and every `table:state` each of them receive
 The state a test needs is picked from those (the viewer's turn with the others' bubbles, the
 amount panel, turning cards, the vote, the Svara entry, the dark choice, the showdown, the
 winner's banner, the next gathering, the queue, a turn let run out, every seat taken, and
-every seat taken beside the tallest action bar) and drawn into the table page by
+every seat taken beside the tallest action bar, in classic also with the most levels a variant
+may have) and drawn into the table page by
 static/js/protocol.js and render.js as table.js draws it (its banner from the state's news).
 Where random deals make a state a matter of luck (a tie: shaha36's vote, S-7.1, and the Svara
 entry of shaha36 and svara32, S-7.3, B-5.2), the recorded turn of that game is given the
@@ -59,6 +60,10 @@ STATES = {
     "svara32": ["turn", "raise", "look", "svara", "dark", "showdown", "win", "gathering"],
 }
 CROWDED = ["queue", "full", "full-bar", "timeout", "bots", "bots-between"]
+# Classic's longest bar of all: the most levels a variant may have (docs/rules.md: at most
+# eight, C-4.2), so the closing turn offers «Дал дальше» eight times beside the rest.
+OWN = {"classic": ["full-levels"], "shaha36": [], "svara32": []}
+MOST_LEVELS = "10,20,30,50,100,150,200,300"
 FULL = {"classic": 8, "shaha36": 6, "svara32": 6}  # the most seats each game allows
 READY = {"classic": "ready", "shaha36": "ready", "svara32": "ready"}
 
@@ -186,7 +191,7 @@ def legal_of(msg: dict[str, Any]) -> dict[str, dict[str, Any]]:
 # shown by itself (S-6.2) says nothing either.
 NOT_DECIDED = {"ante", "cards", "return", "win"}
 # The states picked for the others' decisions, and how many bubbles each must show.
-BUBBLES = {"turn": 2, "full": 3, "full-bar": 3, "bots": 2}
+BUBBLES = {"turn": 2, "full": 3, "full-bar": 3, "full-levels": 3, "bots": 2}
 
 
 def decisions_by_others(msg: dict[str, Any]) -> int:
@@ -221,6 +226,7 @@ def pick(game: str, state: str, msgs: list[dict[str, Any]]) -> dict[str, Any] | 
             tests["full"](m)
             and (len(m["hand"]["legal"]) >= 7 if game == "classic" else tests["raise"](m))
         ),
+        "full-levels": lambda m: tests["full"](m) and len(m["hand"]["legal"]) >= 11,
         "raise": lambda m: any(
             a.get("min_to") is not None and a["min_to"] != a["max_to"] for a in legal_of(m).values()
         ),
@@ -349,6 +355,13 @@ class Recording:
         m = pick(game, "full-bar", msgs)
         assert m is not None, f"{game}: no full-bar state recorded"
         out["full-bar"] = m
+        if game == "classic":
+            _, eight = seated(self.server, game, full, full, levels=MOST_LEVELS)
+            self.players += eight
+            play(eight, game, 1, rng, frugal)
+            m = pick(game, "full-levels", list(messages(eight)))
+            assert m is not None, f"{game}: no full-levels state recorded"
+            out["full-levels"] = m
         out |= self.with_bots(game, rng)
         # A turn let run out (the shortest timer a table allows, 5 s): «(время вышло)».
         _, three = seated(self.server, game, 3, 3, turn_seconds=5)
@@ -509,7 +522,7 @@ def cases() -> list[Any]:
     out = []
     for lang, sizes in LANGS.items():
         for game, states in STATES.items():
-            for state in [*states, *CROWDED]:
+            for state in [*states, *CROWDED, *OWN[game]]:
                 for w, h in sizes:
                     out.append(
                         pytest.param(lang, game, state, (w, h), id=f"{lang}-{game}-{state}-{w}")
