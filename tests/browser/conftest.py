@@ -141,7 +141,9 @@ class Player:
         page.select_option("#new-table select[name=variant]", variant)
         page.fill("#new-table input[name=seats]", str(seats))
         page.click("#new-table button[type=submit]")
-        page.wait_for_url(re.compile(r"/table/\d+$"))
+        # The address is what is waited for, not the page's `load` (its fonts and scripts on
+        # a busy machine): whoever uses the page next waits for what he needs of it.
+        page.wait_for_url(re.compile(r"/table/\d+$"), wait_until="commit")
         return int(page.url.rsplit("/", 1)[1])
 
     def open_table(self, table_id: int, watch: bool = True) -> None:
