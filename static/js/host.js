@@ -43,6 +43,7 @@ export class HostMenu {
     this.muteMine = muteMine;
     this.msg = null;
     this.rulesKey = "";
+    this.lines = new WeakMap(); // each host line's element → its event, to write it again
     els.body?.addEventListener("click", (ev) => this.tap(ev));
     els.body?.addEventListener("submit", (ev) => this.submit(ev));
     els.status.addEventListener("click", (ev) => {
@@ -82,20 +83,34 @@ export class HostMenu {
 
   /** An event written as a host line, if it is one. */
   written(e) {
-    const line = hostLine(e, this.t());
-    if (line) this.logLine(line);
-  }
-
-  logLine(text) {
+    const text = hostLine(e, this.t());
+    if (!text) return;
     const { log, chat } = this.els;
     for (const list of [log, chat]) {
       if (!list) continue;
       const li = document.createElement("li");
       li.className = "host-line";
       li.textContent = text;
+      this.lines.set(li, e);
       list.append(li);
     }
     if (log) log.hidden = false;
+  }
+
+  /** The page's language changed: the lines written, the strip and the menu in its words
+   * (a line is the page's text, not the server's: a reload would write it so). */
+  relabel() {
+    const t = this.t();
+    for (const list of [this.els.log, this.els.chat]) {
+      for (const li of list?.querySelectorAll(".host-line") || []) {
+        const e = this.lines.get(li);
+        if (e) li.textContent = hostLine(e, t);
+      }
+    }
+    if (this.msg) {
+      this.drawStatus(t);
+      this.drawMenu(t);
+    }
   }
 
   drawStatus(t) {

@@ -223,8 +223,17 @@ function chatLine(line) {
   const who = document.createElement("b");
   who.textContent = `${line.from}: `;
   li.append(who, document.createTextNode(lineText(line)));
+  if (line.phrase != null) li.dataset.phrase = line.phrase;
   $("#chat-list").append(li);
   li.scrollIntoView({ block: "end" });
+}
+
+/** The page's language changed: the phrases said (a phrase is a key, said in each page's
+ * words) in its words; what players typed stays as typed. */
+function relabelPhrases() {
+  for (const li of document.querySelectorAll("#chat-list li[data-phrase]")) {
+    li.lastChild.textContent = t(`phrase.${li.dataset.phrase}`);
+  }
 }
 
 /** C-1.2: opening the table takes a free seat (or the queue) — unless its address asks to
@@ -699,6 +708,8 @@ globalThis.addEventListener("svara-settings", (ev) => {
   t = translator(settings.lang);
   document.documentElement.classList.toggle("four-colour", settings.fourColour);
   for (const k of Object.keys(drawn)) delete drawn[k];
+  host.relabel();
+  relabelPhrases();
   ensureScorer();
   draw();
 });

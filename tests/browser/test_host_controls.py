@@ -1,8 +1,8 @@
 """The host's table menu in Chromium (docs/hosting.md, «The host's table menu»): Иван opens a
 table, Мария and Ёж sit at it; Иван's menu pauses and resumes, locks the seats, changes the
 ante between hands, mutes Мария (she asks to speak, he unmutes her) and stands Ёж up — and
-the other pages see each of these, named with who did it, in their own words, and again
-after a reload. Мария's page has no menu. Screenshots of each new state at 360×740, 390×844
+the other pages see each of these, named with who did it, in their own words, again after
+a reload, and in English at once when Мария's page switches to it. Мария's page has no menu. Screenshots of each new state at 360×740, 390×844
 and 1280×800."""
 
 from __future__ import annotations
@@ -138,5 +138,35 @@ def test_the_hosts_menu_seen_by_the_other_players(crowd: Crowd, artifacts: Path)
         ]
     )
     expect(maria.page.locator("#history-panel #host-log li")).to_have_count(9)
+
+    # She says a phrase, then switches her page to English at the table: the lines already
+    # written (the host's, her phrase) are read again in English, without a reload; what
+    # the host's strip says («Места закрыты») too.
+    menu(ivan.page, "Закрыть места")
+    expect(status).to_have_text("Места закрыты")
+    maria.page.click('[data-panel="chat-panel"]')
+    maria.page.locator("#chat-panel .phrase", has_text="Привет всем!").click()
+    said = maria.page.locator("#chat-list li", has_text=maria.name).last
+    expect(said).to_have_text(f"{maria.name}: Привет всем!")
+    maria.page.click("#chat-panel [data-close]")
+    maria.page.click('[data-panel="settings-panel"]')
+    maria.page.locator("#settings-panel").get_by_label("English").check()
+    maria.page.click("#settings-panel [data-close]")
+    expect(said).to_have_text(f"{maria.name}: Hi all!")
+    expect(status).to_have_text("Seats locked")
+    english = [
+        f"{ivan.name} pauses the game after this hand",
+        f"{ivan.name} resumes the game",
+        f"{ivan.name} locked the seats",
+        f"{ivan.name} unlocked the seats",
+        f"{ivan.name} changed the rules: ante 20 ₽",
+        f"{ivan.name} muted {maria.name}",
+        f"{maria.name} asks to speak",
+        f"{ivan.name} unmuted {maria.name}",
+        f"{ivan.name} stood {yozh.name} up",
+        f"{ivan.name} locked the seats",
+    ]
+    expect(lines).to_have_text(english)
+    expect(maria.page.locator("#history-panel #host-log li")).to_have_text(english)
     for p in (ivan, maria, yozh):
         assert p.errors == [], p.errors
