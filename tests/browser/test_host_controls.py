@@ -2,8 +2,8 @@
 table, Мария and Ёж sit at it; Иван's menu pauses and resumes, locks the seats, changes the
 ante between hands, mutes Мария (she asks to speak, he unmutes her) and stands Ёж up — and
 the other pages see each of these, named with who did it, in their own words, again after
-a reload, and in English at once when Мария's page switches to it. Мария's page has no menu. Screenshots of each new state at 360×740, 390×844
-and 1280×800."""
+a reload, and in English at once when Мария's page switches to it. Мария's page has no
+menu. Screenshots of each new state at 360×740, 390×844 and 1280×800."""
 
 from __future__ import annotations
 
