@@ -402,7 +402,7 @@ export function renderFelt(state, ctx) {
   const own = table.variant && table.variant !== table.game;
   const kind = !table.game ? "" : own ? variantTitle(ctx.lang, table.game, table.variant) : t(`game.${table.game}`);
   const caption = `<p class="caption" aria-hidden="true"><b>${esc(table.name)}</b><br>${esc(kind)}</p>`;
-  return `<div class="oval game-${esc(table.game)} seats-${seats.length}"><div class="felt-inner">${centre}</div></div>${seatHtmls}${banner}${caption}${legendHtml}`;
+  return `<div class="oval game-${esc(table.game)} seats-${seats.length}"><div class="felt-inner" data-mark="${esc(t("felt.mark"))}">${centre}</div></div>${seatHtmls}${banner}${caption}${legendHtml}`;
 }
 
 /** Three places for a player's cards: the ones the view gives (shaha36 gives the turned

@@ -7,8 +7,14 @@ from pathlib import Path
 
 from playwright.sync_api import expect
 
-from .conftest import DESKTOP, PHONE, Crowd, Player
+from .conftest import DESKTOP, PHONE, Crowd, Player, Table
 from .test_languages import choose_language
+
+# The action bar's buttons whose centre is under something else (a panel, a drawer).
+COVERED = """() => [...document.querySelectorAll("#actions .act")].filter((b) => {
+  const r = b.getBoundingClientRect();
+  return !b.contains(document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2));
+}).map((b) => b.textContent)"""
 
 
 def test_table_chat_and_quick_phrases(people: list[Player]) -> None:
@@ -32,7 +38,8 @@ def test_table_chat_and_quick_phrases(people: list[Player]) -> None:
 
 def test_unread_badge_and_the_phones_drawer(crowd: Crowd, artifacts: Path) -> None:
     """While the chat is closed its button counts the lines said; on a phone the chat opens
-    as a drawer above the action bar, whose buttons stay usable."""
+    as a drawer above the action bar, at a laptop as a side panel ending above it: the bar's
+    buttons stay usable."""
     ivan, maria = crowd.add(PHONE, "Иван"), crowd.add(DESKTOP, "Мария")
     table_id = ivan.new_table("Чат " + ivan.name, "classic", 4)
     for p in (ivan, maria):
@@ -52,19 +59,25 @@ def test_unread_badge_and_the_phones_drawer(crowd: Crowd, artifacts: Path) -> No
     # The bar's buttons are not under the drawer: each one is what its centre hits.
     buttons = ivan.page.locator("#actions .act")
     expect(buttons.first).to_be_visible()
-    covered = ivan.page.evaluate(
-        """() => [...document.querySelectorAll("#actions .act")].filter((b) => {
-             const r = b.getBoundingClientRect();
-             return !b.contains(document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2));
-           }).map((b) => b.textContent)"""
-    )
-    assert covered == []
+    assert ivan.page.evaluate(COVERED) == []
     ivan.click("Готов")
     expect(ivan.page.locator(f'.seat[data-seat="{ivan.name}"] .mark.ready')).to_be_visible()
     maria.page.fill("#chat-input", "Вижу")
     maria.page.press("#chat-input", "Enter")
     expect(ivan.page.locator("#chat-list li").last).to_have_text(f"{maria.name}: Вижу")
     expect(badge).to_be_hidden()  # read as it came: the panel is open
+    # At a laptop the chat is a side panel ending above the bar: on Мария's turn, her chat
+    # open, every button of her bar (they run the bar's width) is hers to press.
+    table = Table([ivan, maria], table_id)
+    table.do("Готов", maria)
+    for p in (ivan, maria):
+        expect(p.page.locator(".my-cards .card")).to_have_count(3)
+    if ivan.bar("Упал").count():  # he speaks first (C-4.4): a bet, and she answers it
+        table.do("Дал 10", ivan)
+    expect(maria.bar("Упал")).to_have_count(1)
+    expect(maria.page.locator("#chat-panel")).to_be_visible()
+    maria.shot(artifacts, "chat-panel-turn")
+    assert maria.page.evaluate(COVERED) == []
 
 
 def test_a_quick_phrase_is_said_in_each_listeners_language(crowd: Crowd) -> None:

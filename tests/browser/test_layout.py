@@ -610,6 +610,14 @@ def open_page(visitor: Visitor, game: str, view: str) -> None:
     still(page)
 
 
+# A check box or radio button narrower than the 22 px a thumb is given (a long label beside
+# it in a flex row squeezed it).
+SQUEEZED = """() => [...document.querySelectorAll("input[type=checkbox], input[type=radio]")]
+  .filter((box) => box.checkVisibility() && box.getBoundingClientRect().width < 21.5)
+  .map((box) => `the box of «${box.closest("label")?.textContent.trim()}» is ` +
+    `${box.getBoundingClientRect().width.toFixed(1)} px wide`)"""
+
+
 def page_cases() -> list[Any]:
     out = []
     for lang, sizes in LANGS.items():
@@ -633,7 +641,7 @@ def test_the_table_page_holds(
     page.set_viewport_size({"width": size[0], "height": size[1]})
     open_page(visitor, game, view)
     pw_expect(page.locator("html")).to_have_attribute("lang", lang)
-    found = problems(page)
+    found = problems(page) + page.evaluate(SQUEEZED)
     if size == SHOT or found:
         page.screenshot(path=str(artifacts / shot_name(lang, f"{game}-{view}", size)))
     assert found == [], f"{lang}: {game} {view} at {size[0]}×{size[1]}:\n" + "\n".join(found)
