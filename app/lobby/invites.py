@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import secrets
 
+import segno
+from markupsafe import Markup
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import col, select
 
@@ -33,6 +35,13 @@ def new_token() -> str:
 def invite_path(token: str) -> str:
     """The link's path; players get the server's address followed by it."""
     return PATH + token
+
+
+def invite_qr(url: str) -> Markup:
+    """The link as a QR code (inline SVG, dark on white with the standard quiet zone of four
+    modules) that a friend on the sofa opens with his phone's camera from the host's screen."""
+    svg = segno.make(url, micro=False).svg_inline(scale=5, border=4, dark="#000", light="#fff")
+    return Markup(svg)  # segno's own markup: the URL is in it only as modules
 
 
 class Access:

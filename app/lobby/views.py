@@ -16,6 +16,7 @@ from app.forms import Form
 from app.models import get_db
 from app.table_rules import find_variant, variant_names
 
+from .invites import invite_qr
 from .service import create_table, get_lobby
 
 bp = Blueprint("lobby", __name__)
@@ -95,6 +96,7 @@ def _page(form: TableForm, error: FormError | None = None, status: int = 200) ->
             balance=balance,
             game_names=game_names(),
             renew_form=RenewForm,
+            invite_qr=invite_qr,
         ),
         status,
     )

@@ -122,6 +122,23 @@ socket.on("session:ended", () => {
   status.textContent = t("lobby.session_ended");
 });
 
+// «Скопировать»: a private table's invite link to the clipboard — the Clipboard API where the
+// page is a secure context (https, localhost), else the selected field's copy (a LAN address
+// over http, where the API is missing).
+document.addEventListener("click", async (event) => {
+  const button = event.target.closest(".copy-invite");
+  if (!button) return;
+  const row = button.closest(".invite");
+  const field = row.querySelector(".invite-link");
+  try {
+    await navigator.clipboard.writeText(field.value);
+  } catch {
+    field.select();
+    document.execCommand("copy");
+  }
+  row.querySelector(".copied").hidden = false;
+});
+
 chatForm.addEventListener("submit", (event) => {
   event.preventDefault();
   const text = chatText.value.trim();

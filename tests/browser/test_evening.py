@@ -1,5 +1,7 @@
 """The friends' evening without a terminal, in Chromium against a real `svara serve`:
 
+- the host copies a private table's invite link, or shows its QR code to be read by a
+  phone's camera;
 - a friend follows the invite link logged out, the login and «Регистрация» name the table,
   the sign-up lands him at the private table, short of money: he asks for chips, the host
   approves in one tap on «Вечер» (/admin), and the friend's page seats him without a reload;
@@ -13,10 +15,13 @@ Screenshots of each new state at 390×844 and 1280×800 go to test-artifacts/bro
 
 from __future__ import annotations
 
+import io
 import re
 from pathlib import Path
 
 import requests
+import zxingcpp
+from PIL import Image
 from playwright.sync_api import Page
 from playwright.sync_api import expect as pw_expect
 from sqlmodel import select
@@ -27,9 +32,16 @@ from tests.server.conftest import Server, unique_name
 from tests.server.tablekit import admin, database, grants
 
 from .conftest import DESKTOP, TIMEOUT_MS, Crowd, Player, sign_up
+from .layout import problems
 from .test_languages import CYRILLIC, RUSSIAN_LETTERS, choose_language
 
 PHONE = {"width": 390, "height": 844}
+PHONE_360 = {"width": 360, "height": 740}
+
+
+def read_qr(png: bytes) -> list[str]:
+    """What a QR code in a screenshot says, read as a phone's camera reads it (zxing)."""
+    return [code.text for code in zxingcpp.read_barcodes(Image.open(io.BytesIO(png)))]
 
 
 def _person(crowd: Crowd, name: str, size: dict[str, int]) -> Player:
@@ -80,6 +92,20 @@ def test_a_friend_signs_up_from_the_invite_asks_for_chips_and_is_seated(
     link = page.locator(".private-row", has_text="Пятница").locator(".invite-link").input_value()
     assert link != old
     _both_sizes(page, maria, artifacts, "evening-invite-renewed")
+    # «Скопировать» puts the link on the clipboard; the QR code beside it is read, as a
+    # friend's phone camera reads the host's screen, as that same link.
+    maria.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    row = page.locator(".private-row", has_text="Пятница")
+    row.get_by_role("button", name="Скопировать").click()
+    pw_expect(row.locator(".copied")).to_have_text("Ссылка скопирована")
+    assert page.evaluate("() => navigator.clipboard.readText()") == link
+    row.locator(".invite-qr summary").click()
+    assert read_qr(row.locator(".invite-qr svg").screenshot()) == [link]
+    for size in (PHONE_360, PHONE):
+        page.set_viewport_size(size)
+        assert problems(page) == [], size  # the link, its buttons and the code fit a phone
+        maria.shot(artifacts, "evening-invite-qr")
+    page.set_viewport_size(DESKTOP)
     assert requests.get(old, allow_redirects=False, timeout=20).status_code == 302  # to login
     assert maria.context.request.get(old).status == 404
     host = _host(crowd, web)
