@@ -23,6 +23,7 @@ from app.chat import PHRASES
 from app.engine.games import GAMES, SCORERS
 from app.engine.scoring import ABSOLUTE_KEY
 from app.forms import form_error_key
+from app.lobby.invites import invite_path, invite_qr
 from app.lobby.service import get_lobby
 from app.models import HOUSE, Table, get_db
 from app.table_rules import playable_variant
@@ -157,8 +158,9 @@ def table(table_id: int) -> Any:
     with get_db().reading() as s:
         row = s.get(Table, table_id)
         variant = None if row is None or row.closed else playable_variant(s, row)
-        if variant is None:  # none, closed, or rules this version refuses
+        if row is None or variant is None:  # none, closed, or rules this version refuses
             abort(404)
+        invite = invite_path(row.invite) if row.private and row.invite else None
     buy_in = None
     balance = None
     if "buy_in_min" in variant.rules:
@@ -173,7 +175,10 @@ def table(table_id: int) -> Any:
         buy_in=buy_in,
         balance=balance,
         # The host's table menu (static/js/host.js); the server refuses it to anyone else.
-        may_host=get_lobby().access.may_host(table_id, user.id),
+        may_host=(may_host := get_lobby().access.may_host(table_id, user.id)),
+        # A private table's link in its host's menu, to call one more friend from the table.
+        invite_url=request.host_url.rstrip("/") + invite if invite and may_host else None,
+        invite_qr=invite_qr,
     )
 
 

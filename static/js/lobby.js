@@ -2,6 +2,7 @@
 // Text from the server is only ever put into the page with textContent (never as HTML).
 import { io } from "/static/vendor/socket.io.esm.min.js";
 import { refusal, translator, variantTitle } from "./i18n.js";
+import { copyInvites } from "./invite.js";
 import { loadSettings } from "./settings.js";
 
 const rows = document.getElementById("table-rows");
@@ -122,22 +123,7 @@ socket.on("session:ended", () => {
   status.textContent = t("lobby.session_ended");
 });
 
-// «Скопировать»: a private table's invite link to the clipboard — the Clipboard API where the
-// page is a secure context (https, localhost), else the selected field's copy (a LAN address
-// over http, where the API is missing).
-document.addEventListener("click", async (event) => {
-  const button = event.target.closest(".copy-invite");
-  if (!button) return;
-  const row = button.closest(".invite");
-  const field = row.querySelector(".invite-link");
-  try {
-    await navigator.clipboard.writeText(field.value);
-  } catch {
-    field.select();
-    document.execCommand("copy");
-  }
-  row.querySelector(".copied").hidden = false;
-});
+copyInvites(document);
 
 chatForm.addEventListener("submit", (event) => {
   event.preventDefault();

@@ -14,6 +14,7 @@ import { TableCheck } from "./fair.js";
 import { VoiceTuning } from "./voice_tuning.js";
 import { AskChips, tableHostAsks } from "./asks.js";
 import { HostMenu } from "./host.js";
+import { copyInvites } from "./invite.js";
 
 const $ = (sel) => document.querySelector(sel);
 const page = document.body.dataset;
@@ -346,6 +347,7 @@ const host = new HostMenu(socket, () => t, {
   els: { status: $("#host-status"), body: $("#host-body"), badge: $("#host-badge"), log: $("#host-log"), chat: $("#chat-list") },
   muteMine: () => voice?.mic && voice.setMic(false).then(showVoice, () => {}),
 });
+copyInvites(document); // the host's menu of a private table: its invite link
 if ($("#asks-badge")) tableHostAsks(socket, () => t, { badge: $("#asks-badge"), list: $("#asks-list") });
 // His balance changed (a grant, an approved request): at once.
 socket.on("account:balance", ({ balance }) => heardBalance(balance));

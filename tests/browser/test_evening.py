@@ -106,6 +106,17 @@ def test_a_friend_signs_up_from_the_invite_asks_for_chips_and_is_seated(
         assert problems(page) == [], size  # the link, its buttons and the code fit a phone
         maria.shot(artifacts, "evening-invite-qr")
     page.set_viewport_size(DESKTOP)
+    # At the table, its menu calls one more friend: the same link, copied or read.
+    page.goto(web.url + (row.locator("a").first.get_attribute("href") or ""))
+    page.locator("#host-menu").click()
+    invite = page.locator("#host-panel .host-invite")
+    pw_expect(invite.locator("h3")).to_have_text("Позвать друзей")
+    assert invite.locator(".invite-link").input_value() == link
+    invite.get_by_role("button", name="Скопировать").click()
+    pw_expect(invite.locator(".copied")).to_be_visible()
+    invite.locator(".invite-qr summary").click()
+    assert read_qr(invite.locator(".invite-qr svg").screenshot()) == [link]
+    maria.shot(artifacts, "evening-table-invite")
     assert requests.get(old, allow_redirects=False, timeout=20).status_code == 302  # to login
     assert maria.context.request.get(old).status == 404
     host = _host(crowd, web)
