@@ -20,6 +20,8 @@ from .invites import invite_qr
 from .service import create_table, get_lobby
 
 bp = Blueprint("lobby", __name__)
+# A private table's link as a QR code, for every page that shows one (templates/_invite.html).
+bp.add_app_template_global(invite_qr)
 
 
 class TableForm(Form):
@@ -96,7 +98,6 @@ def _page(form: TableForm, error: FormError | None = None, status: int = 200) ->
             balance=balance,
             game_names=game_names(),
             renew_form=RenewForm,
-            invite_qr=invite_qr,
         ),
         status,
     )

@@ -34,6 +34,7 @@ from playwright.sync_api import Browser, Page
 from playwright.sync_api import expect as pw_expect
 from sqlmodel import select
 
+from app.engine.variants import MOST_ITEMS
 from app.lobby.service import create_table
 from app.models import User
 from tests.server.conftest import Server, unique_name
@@ -60,10 +61,11 @@ STATES = {
     "svara32": ["turn", "raise", "look", "svara", "dark", "showdown", "win", "gathering"],
 }
 CROWDED = ["queue", "full", "full-bar", "timeout", "bots", "bots-between"]
-# Classic's longest bar of all: the most levels a variant may have (docs/rules.md: at most
-# eight, C-4.2), so the closing turn offers «Дал дальше» eight times beside the rest.
+# Classic's longest bar of all: the most levels a variant may have (MOST_ITEMS, docs/rules.md,
+# C-4.2), so the closing turn offers «Дал дальше» at each of them beside «Упал» and both
+# proposals (C-4.10a, C-5.1).
 OWN = {"classic": ["full-levels"], "shaha36": [], "svara32": []}
-MOST_LEVELS = "10,20,30,50,100,150,200,300"
+MOST_LEVELS = ",".join(str(10 * (n + 1)) for n in range(MOST_ITEMS))
 FULL = {"classic": 8, "shaha36": 6, "svara32": 6}  # the most seats each game allows
 READY = {"classic": "ready", "shaha36": "ready", "svara32": "ready"}
 
@@ -226,7 +228,7 @@ def pick(game: str, state: str, msgs: list[dict[str, Any]]) -> dict[str, Any] | 
             tests["full"](m)
             and (len(m["hand"]["legal"]) >= 7 if game == "classic" else tests["raise"](m))
         ),
-        "full-levels": lambda m: tests["full"](m) and len(m["hand"]["legal"]) >= 11,
+        "full-levels": lambda m: tests["full"](m) and len(m["hand"]["legal"]) >= MOST_ITEMS + 3,
         "raise": lambda m: any(
             a.get("min_to") is not None and a["min_to"] != a["max_to"] for a in legal_of(m).values()
         ),
