@@ -16,6 +16,7 @@ stay guests.
 from __future__ import annotations
 
 import secrets
+from functools import lru_cache
 
 import segno
 from markupsafe import Markup
@@ -37,9 +38,11 @@ def invite_path(token: str) -> str:
     return PATH + token
 
 
+@lru_cache(maxsize=256)
 def invite_qr(url: str) -> Markup:
     """The link as a QR code (inline SVG, dark on white with the standard quiet zone of four
-    modules) that a friend on the sofa opens with his phone's camera from the host's screen."""
+    modules) that a friend on the sofa opens with his phone's camera from the host's screen.
+    Made once per link (~10 ms each), not at every lobby page that shows it."""
     svg = segno.make(url, micro=False).svg_inline(scale=5, border=4, dark="#000", light="#fff")
     return Markup(svg)  # segno's own markup: the URL is in it only as modules
 
