@@ -9,7 +9,9 @@ and seated they play for `--warmup` seconds untimed (every table starts at once:
 «Готов» people would not make together), then `--seconds` timed. `--pace 2` thinks 1–3 s
 before each decision (a person); `--pace 0` answers at once (full speed). Prints one JSON
 line per run: action → update latency p50/p95/p99 at the other seats, actions/s, and the
-server's mean CPU (% of one core), peak RSS and open file descriptors. `--profile DIR`
+server's mean CPU (% of one core), peak RSS and open file descriptors, and `stop_s`: the
+seconds from the bots' leaving (all at once) to the server's exit after its SIGTERM, which
+is how long such a crowd leaving holds it. `--profile DIR`
 records the server with py-spy during each run's timed play — not the connecting, the
 warm-up nor the disconnects — without pausing it (`--nonblocking`; raw stacks per run,
 DIR/load-N-pace.txt).
@@ -28,6 +30,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import partial
@@ -82,11 +85,14 @@ def one_run(
                 warmup=warmup,
                 during=during,
             )
+            left = time.monotonic()  # every bot has closed its socket
+    stop = {"stop_s": round(time.monotonic() - left, 2)}
     if not soak:
-        return result.summary()
+        return {**result.summary(), **stop}
     for minute in by_minute(result):
         print(json.dumps(minute), flush=True)
-    return {**result.summary(), **{k: round(v, 1) for k, v in drift(result.samples).items()}}
+    drifted = {k: round(v, 1) for k, v in drift(result.samples).items()}
+    return {**result.summary(), **stop, **drifted}
 
 
 def main() -> None:

@@ -138,8 +138,11 @@ class Tables:
             live.follow(sid, Person(player.id, player.name))
 
     def disconnected(self, player: Player, sid: str, still: bool) -> None:
-        for live in self.live():
-            live.leave(sid)
+        """The socket leaves the tables it watched; no other table is visited."""
+        for table_id in self.services.watched.tables(sid):
+            live = self.find(table_id)
+            if live is not None:
+                live.leave(sid)
 
     # --- start-up -----------------------------------------------------------------------
     def start(self) -> None:

@@ -47,7 +47,7 @@ from .scheduler import Scheduler
 from .seating import Seating, refuse_elsewhere
 from .store import TableStore
 from .view import Snapshot, state, told
-from .watchers import HostLog, Listener, News, Watchers
+from .watchers import HostLog, Listener, News, Watched, Watchers
 
 log = logging.getLogger(__name__)
 RESTARTED = "the server restarted; the hand goes on and every timer starts again"
@@ -85,6 +85,7 @@ class Services:
     chat: Callable[[int], Chat]  # a table's chat, kept in the database (C-8.4)
     seats_changed: Callable[[int], None]  # the registry's: occupancy stored, the lobby told
     hooks: Hooks = field(default_factory=Hooks)
+    watched: Watched = field(default_factory=Watched)  # which tables each socket watches
 
 
 class LiveTable:
@@ -115,7 +116,12 @@ class LiveTable:
         )
         self.play = Play(table_id, books, self.scheduler, self.manners, self._turn_expired)
         self.watching = Watchers(
-            table_id, services.emit, self.turn.post, self.scheduler, self._offline_expired
+            table_id,
+            services.emit,
+            self.turn.post,
+            self.scheduler,
+            self._offline_expired,
+            services.watched,
         )
         self.news = News()
         self.host_log = HostLog(self.chat.keep)  # as deep as the chat it is written into

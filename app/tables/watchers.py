@@ -10,6 +10,7 @@ back (a reload, a reconnect) writes again in its chat and history (docs/protocol
 
 from __future__ import annotations
 
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable
@@ -25,6 +26,40 @@ Listener = Callable[[str, dict[str, Any]], None]  # (event, payload) for a watch
 NEWS_KEEP = 200  # changes whose events a reconnecting client can catch up on
 
 
+class Watched:
+    """Which tables each socket watches, for every table of the process: a disconnect
+    visits those tables, not every live one (at 500 tables, 4,000 players leaving at once
+    held the process for ~16 s walking them: docs/performance.md, «A disconnect visits its
+    own table»). Written by each table's `Watchers`, under that table's lock; its own lock
+    because two tables may write it at once."""
+
+    def __init__(self) -> None:
+        self._tables: dict[str, set[int]] = {}
+        self._lock = threading.Lock()
+
+    def add(self, sid: str, table_id: int) -> None:
+        with self._lock:
+            self._tables.setdefault(sid, set()).add(table_id)
+
+    def discard(self, sid: str, table_id: int) -> None:
+        with self._lock:
+            tables = self._tables.get(sid)
+            if tables is not None:
+                tables.discard(table_id)
+                if not tables:
+                    del self._tables[sid]
+
+    def tables(self, sid: str) -> list[int]:
+        """The tables `sid` watches now (a copy: leaving them changes the index)."""
+        with self._lock:
+            return sorted(self._tables.get(sid, ()))
+
+    def __len__(self) -> int:
+        """Sockets watching some table."""
+        with self._lock:
+            return len(self._tables)
+
+
 class Watchers:
     """The sockets (and in-process listeners) watching one table."""
 
@@ -35,8 +70,10 @@ class Watchers:
         post: Callable[[Post], None],
         scheduler: Scheduler,
         offline: Callable[[str], None],
+        watched: Watched,
     ):
         self.table_id, self.emit, self.post, self.scheduler = table_id, emit, post, scheduler
+        self.watched = watched  # the process's index of sockets → tables (the registry's)
         self._offline = offline  # the owner's: `name` stayed offline for his whole period
         self.people: dict[str, Person] = {}
         self.listeners: dict[str, Listener] = {}
@@ -48,6 +85,7 @@ class Watchers:
         if listener is not None:
             self.listeners[sid] = listener
         self.people[sid] = person
+        self.watched.add(sid, self.table_id)
         if back:
             self.scheduler.cancel((self.table_id, "offline", person.name))
         return back
@@ -66,6 +104,7 @@ class Watchers:
 
     def remove(self, sid: str) -> Person | None:
         self.listeners.pop(sid, None)
+        self.watched.discard(sid, self.table_id)
         return self.people.pop(sid, None)
 
     def connected(self, name: str) -> bool:
