@@ -23,7 +23,7 @@ from app.chat import PHRASES
 from app.engine.games import GAMES, SCORERS
 from app.engine.scoring import ABSOLUTE_KEY
 from app.forms import form_error_key
-from app.lobby.invites import invite_path
+from app.lobby.invites import invite_path, invite_url
 from app.lobby.service import get_lobby
 from app.models import HOUSE, Table, get_db
 from app.table_rules import playable_variant
@@ -177,7 +177,7 @@ def table(table_id: int) -> Any:
         # The host's table menu (static/js/host.js); the server refuses it to anyone else.
         may_host=(may_host := get_lobby().access.may_host(table_id, user.id)),
         # A private table's link in its host's menu, to call one more friend from the table.
-        invite_url=request.host_url.rstrip("/") + invite if invite and may_host else None,
+        host_invite=invite_url(invite) if invite and may_host else None,
     )
 
 

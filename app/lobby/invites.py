@@ -19,6 +19,7 @@ import secrets
 from functools import lru_cache
 
 import segno
+from flask import request
 from markupsafe import Markup
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import col, select
@@ -36,6 +37,12 @@ def new_token() -> str:
 def invite_path(token: str) -> str:
     """The link's path; players get the server's address followed by it."""
     return PATH + token
+
+
+def invite_url(path: str) -> str:
+    """The whole link to send a friend: the address this page was reached at (a LAN
+    address, the host's domain) and the link's path."""
+    return request.host_url.rstrip("/") + path
 
 
 @lru_cache(maxsize=256)

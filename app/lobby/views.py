@@ -16,11 +16,13 @@ from app.forms import Form
 from app.models import get_db
 from app.table_rules import find_variant, variant_names
 
-from .invites import invite_qr
+from .invites import invite_qr, invite_url
 from .service import create_table, get_lobby
 
 bp = Blueprint("lobby", __name__)
-# A private table's link as a QR code, for every page that shows one (templates/_invite.html).
+# A private table's whole link and its QR code, for every page that shows one
+# (templates/_invite.html).
+bp.add_app_template_global(invite_url)
 bp.add_app_template_global(invite_qr)
 
 

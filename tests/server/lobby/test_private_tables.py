@@ -121,7 +121,10 @@ def test_the_link_makes_a_guest_who_keeps_his_way_in(server: Server) -> None:
     assert back.headers["Location"] == link.removeprefix(server.url)
     followed = guest.http.get(link, allow_redirects=False, timeout=WAIT)
     assert followed.headers["Location"] == f"/table/{table_id}"
-    assert guest.http.get(f"{server.url}/table/{table_id}", timeout=WAIT).status_code == 200
+    page = guest.http.get(f"{server.url}/table/{table_id}", timeout=WAIT)
+    assert page.status_code == 200 and "/invite/" not in page.text  # the host's menu only
+    hosts = creator.http.get(f"{server.url}/table/{table_id}", timeout=WAIT).text
+    assert f'value="{link}"' in hosts  # «Позвать друзей»: the lobby's link, whole
     client = guest.socket()
     try:
         assert client.call("table:join", {"table": table_id})["ok"] is True
