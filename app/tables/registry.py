@@ -143,6 +143,8 @@ class Tables:
             live = self.find(table_id)
             if live is not None:
                 live.leave(sid)
+            else:  # closed while watched: nothing left to tell
+                self.services.watched.discard(sid, table_id)
 
     # --- start-up -----------------------------------------------------------------------
     def start(self) -> None:

@@ -15,6 +15,7 @@ from flask import Flask
 
 from app import create_app, ledger
 from app.admin.tables import close_table
+from app.auth.presence import Player
 from app.chat import Chat, ChatRefused
 from app.engine.hand import Action, Hand
 from app.lobby.service import create_table, get_lobby
@@ -110,17 +111,24 @@ def test_a_table_being_closed_is_never_loaded_again(tmp_path: Path) -> None:
 
 
 def test_a_close_that_fails_leaves_the_table_to_be_loaded_again(tmp_path: Path) -> None:
+    """…and its watcher's socket, closed before that, leaves nothing behind in the index of
+    who watches what (`Tables.disconnected`)."""
     app = make_app(tmp_path)
     table_id = open_table(app)
+    ivan = person(app, "Иван")
     with app.app_context():
         tables: Tables = app.extensions[TABLES]
         first = tables.get(table_id)
+        first.join("sid-ivan", ivan, None)
 
         def broken() -> None:
             raise RuntimeError("disk full")
 
         with pytest.raises(RuntimeError, match="disk full"):
             tables.close(table_id, "closing", broken)
+        assert tables.services.watched.tables("sid-ivan") == [table_id]
+        tables.disconnected(Player(ivan.id, ivan.name, False), "sid-ivan", still=False)
+        assert tables.services.watched.tables("sid-ivan") == []
         again = tables.get(table_id)  # the row is still open: a fresh live table
         assert again is not first and tables.find(table_id) is again
 
