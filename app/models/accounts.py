@@ -30,7 +30,7 @@ class User(SQLModel, table=True):
     name_key: str = Field(default="", unique=True, index=True)
     name_skeleton: str = Field(default="", index=True)
     password_hash: str
-    is_admin: bool = False
+    is_admin: bool = Field(default=False, index=True)  # the hosts, read by every table page
     banned: bool = False
     # Sessions carry the epoch they began in; raising it (logout, a new password) ends all
     # of the user's sessions, even copies of the cookie (app/auth/service.py).

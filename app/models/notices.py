@@ -26,7 +26,7 @@ class Notice(SQLModel, table=True):
     kind: str = Field(max_length=16)
     data: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     created: datetime = Field(default_factory=utcnow)
-    done: datetime | None = None
+    done: datetime | None = Field(default=None, index=True)  # polled: the new ones
     result: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
 
 

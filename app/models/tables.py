@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, Column
+from sqlalchemy import JSON, Column, Index
 from sqlmodel import Field, SQLModel
 
 from .db import utcnow
@@ -69,6 +69,9 @@ class HandRecord(SQLModel, table=True):
     app/tables/store.py). Its pot is an account (app/ledger.py)."""
 
     __tablename__ = "hands"
+    # A seat freed asks for the table's hands whose seeds are still kept (app/tables/fair.py
+    # `Reveal`): found by this index, not among every hand the table ever played.
+    __table_args__ = (Index("ix_hands_table_id_seeds_revealed", "table_id", "seeds_revealed"),)
 
     id: int | None = Field(default=None, primary_key=True)
     table_id: int = Field(foreign_key="tables.id", index=True)
