@@ -24,7 +24,7 @@ from typing import Any, NamedTuple
 
 from sqlmodel import Session, col, select
 
-from app.auth.roster import bot_ids
+from app.auth.roster import BOT_HASH
 from app.engine.variants import VariantError
 from app.models import (
     CANCELLED,
@@ -168,18 +168,26 @@ def results(
         hands = hands.where(HandRecord.started < until)
     if table_id is not None:
         hands = hands.where(HandRecord.table_id == table_id)
-    names = dict(s.exec(select(User.id, User.name)).all())
-    names |= dict.fromkeys(bot_ids(s), HOUSE)
-    nets: dict[str, int] = defaultdict(int)
+    # The rows found by their hands (ix_ledger_hand_id); asking for the accounts' kinds in
+    # SQL made SQLite walk every account of those kinds, then each one's rows: the whole
+    # ledger (docs/performance.md, «Reads that grew with the club's history»).
+    by_user: dict[int, int] = defaultdict(int)
+    house: int | None = None  # the rake's account had no row: no «house» line
     for kind, user_id, amount in s.exec(
         select(Account.kind, Account.user_id, LedgerEntry.amount)
         .join(Account, col(Account.id) == LedgerEntry.account_id)
-        .where(
-            col(LedgerEntry.hand_id).in_(hands),
-            col(Account.kind).in_((USER, STACK, HOUSE)),
-        )
+        .where(col(LedgerEntry.hand_id).in_(hands))
     ):
-        nets[HOUSE if kind == HOUSE else names[user_id]] += amount
+        if kind == HOUSE:
+            house = (house or 0) + amount
+        elif kind in (USER, STACK) and user_id is not None:
+            by_user[user_id] += amount
+    nets: dict[str, int] = defaultdict(int)
+    if house is not None:
+        nets[HOUSE] += house
+    found = select(User.id, User.name, User.password_hash).where(col(User.id).in_(list(by_user)))
+    for user_id, name, password_hash in s.exec(found):
+        nets[HOUSE if password_hash == BOT_HASH else name] += by_user[user_id]
     return dict(sorted(nets.items()))
 
 
