@@ -187,7 +187,8 @@ def results(
         nets[HOUSE] += house
     found = select(User.id, User.name, User.password_hash).where(col(User.id).in_(list(by_user)))
     for user_id, name, password_hash in s.exec(found):
-        nets[HOUSE if password_hash == BOT_HASH else name] += by_user[user_id]
+        # Not typed (next line): a stored user has his id.
+        nets[HOUSE if password_hash == BOT_HASH else name] += by_user[user_id]  # type: ignore[index]
     return dict(sorted(nets.items()))
 
 
