@@ -3,6 +3,7 @@ with the table's own overrides on top."""
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Mapping
 from typing import Any
@@ -55,3 +56,22 @@ def playable_variant(s: Session, table: Table) -> Variant | None:
             table.id, table.name, refused, table.id,
         )  # fmt: skip
         return None
+
+
+class PlayableVariants:
+    """`playable_variant` for the many tables one reading lists (the lobby's): each distinct
+    variant, overrides and seats is built and checked once, not once per table (~50 µs each:
+    at 500 open tables, 40 % of the lobby's list)."""
+
+    def __init__(self, s: Session) -> None:
+        self.s = s
+        self._built: dict[tuple[str, str, int], Variant] = {}
+
+    def __call__(self, table: Table) -> Variant | None:
+        key = (table.variant, json.dumps(table.rules, sort_keys=True), table.seats)
+        found = self._built.get(key)
+        if found is None:  # a refused one is asked again: it is logged once per table
+            found = playable_variant(self.s, table)
+            if found is not None:
+                self._built[key] = found
+        return found

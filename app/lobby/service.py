@@ -24,7 +24,7 @@ from app.engine.games import GAMES
 from app.engine.variants import VariantError
 from app.extensions import socketio
 from app.models import Database, Table, TableGuest
-from app.table_rules import find_variant, playable_variant
+from app.table_rules import PlayableVariants, find_variant
 
 from .invites import Access, invite_path, new_token
 
@@ -63,11 +63,11 @@ class Lobby:
         what is stored."""
         self.occupancy = occupancy
 
-    def summary(self, s: Session, table: Table) -> dict[str, Any] | None:
+    def summary(self, variants: PlayableVariants, table: Table) -> dict[str, Any] | None:
         """One table as listed: variant, stakes, seats taken, queue length (None for a table
         whose rules this version refuses: it is not played, so not listed)."""
         assert table.id is not None
-        variant = playable_variant(s, table)
+        variant = variants(table)
         if variant is None:
             return None
         # Live here, or as the process that plays it last stored (several processes).
@@ -95,7 +95,8 @@ class Lobby:
             query = (
                 select(Table).where(~col(Table.closed), ~col(Table.private)).order_by(col(Table.id))
             )
-            listed = (self.summary(s, t) for t in s.exec(query).all())
+            variants = PlayableVariants(s)
+            listed = (self.summary(variants, t) for t in s.exec(query).all())
             return [summary for summary in listed if summary is not None]
 
     def private_tables(self, user_id: int) -> list[dict[str, Any]]:
@@ -108,10 +109,11 @@ class Lobby:
                 .where(or_(col(Table.created_by) == user_id, col(Table.id).in_(guest)))
                 .order_by(col(Table.id))
             )
+            variants = PlayableVariants(s)
             return [
                 {**summary, "invite": invite_path(t.invite or ""), "mine": t.created_by == user_id}
                 for t in s.exec(query).all()
-                if (summary := self.summary(s, t)) is not None
+                if (summary := self.summary(variants, t)) is not None
             ]
 
     def publish(self, table_id: int) -> None:
@@ -122,7 +124,9 @@ class Lobby:
             if table is not None and table.private:
                 return
             listed = table is not None and not table.closed
-            summary = self.summary(s, table) if listed and table is not None else None
+            summary = (
+                self.summary(PlayableVariants(s), table) if listed and table is not None else None
+            )
         if summary is None:
             socketio.emit(TABLE_CLOSED, {"id": table_id}, to=ROOM)
         else:
