@@ -39,6 +39,7 @@ from sqlalchemy import (
     and_,
     bindparam,
     case,
+    func,
     insert,
     update,
 )
@@ -627,7 +628,7 @@ def verify(s: Session, bots: Iterable[int] = ()) -> Books:
         ACCOUNTS.c.user_id,
     )
     bot_ids = set(bots)
-    practice: dict[int, bool] = {}  # table id → a practice table (B-1.4), looked up once
+    bots_held: list[tuple[int | None, int]] = []
     for account_id, kind, held, hand_id, table_id, user_id in s.execute(
         accounts.order_by(ACCOUNTS.c.id)
     ):
@@ -656,10 +657,8 @@ def verify(s: Session, bots: Iterable[int] = ()) -> Books:
         if kind == HOUSE:
             books.house += held
         elif user_id in bot_ids and kind in (USER, STACK):
-            if table_id is not None and table_id not in practice:
-                practice[table_id] = practice_table(s, table_id)
-            if table_id is None or not practice[table_id]:  # B-1.4: chips are no money
-                books.bots += held
+            bots_held.append((table_id, held))
+    books.bots = _staked(s, bots_held)
     for (movement, kind), total in movements.items():
         if kind == GRANT:
             books.granted += total
@@ -670,6 +669,34 @@ def verify(s: Session, bots: Iterable[int] = ()) -> Books:
             f"granted {books.granted} but balances {books.balances} + in play {books.in_play}"
         )
     return books
+
+
+def house_money(s: Session, bots: Iterable[int]) -> tuple[int, int]:
+    """`verify`'s `house` and `bots` without proving the books: the house's balance and what
+    the `bots` hold of its money, read from their accounts alone. The administrator's page
+    shows them at every view; `verify` walks every ledger row ever written."""
+    house = s.execute(
+        sql_select(func.coalesce(func.sum(ACCOUNTS.c.balance), 0)).where(ACCOUNTS.c.kind == HOUSE)
+    ).scalar_one()
+    held = s.execute(
+        sql_select(ACCOUNTS.c.table_id, ACCOUNTS.c.balance).where(
+            ACCOUNTS.c.user_id.in_(list(bots)), ACCOUNTS.c.kind.in_((USER, STACK))
+        )
+    )
+    return int(house), _staked(s, [(table_id, amount) for table_id, amount in held])
+
+
+def _staked(s: Session, held: Iterable[tuple[int | None, int]]) -> int:
+    """Of what bots hold (a balance: no table; a stack: its table), the house's money: not
+    the chips of a practice table (B-1.4)."""
+    practice: dict[int, bool] = {}  # table id → a practice table, looked up once
+    total = 0
+    for table_id, amount in held:
+        if table_id is not None and table_id not in practice:
+            practice[table_id] = practice_table(s, table_id)
+        if table_id is None or not practice[table_id]:
+            total += amount
+    return total
 
 
 def _whole(amount: Any) -> bool:

@@ -91,8 +91,8 @@ def demo_float(s: Session, demo: Table | None, amount: int) -> None:
 def show_house(s: Session) -> dict[str, Any]:
     """The house: its balance (rake, and what it keeps for the bots) and what the bots hold
     of its money now."""
-    books = ledger.verify(s, bot_ids(s))
-    return {"house": books.house, "staked_on_bots": books.bots}
+    house, bots = ledger.house_money(s, bot_ids(s))
+    return {"house": house, "staked_on_bots": bots}
 
 
 def entry_row(entry: LedgerEntry, account: Account) -> dict[str, Any]:

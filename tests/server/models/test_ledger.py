@@ -440,3 +440,27 @@ def test_stacks_elsewhere_reads_only_the_asked_users_stacks(db: Database, count:
     assert plan == [
         "SEARCH accounts USING INDEX ix_accounts_kind_user_id_table_id (kind=? AND user_id=?)"
     ]
+
+
+def test_the_house_money_read_from_its_accounts_is_what_verify_proves(db: Database) -> None:
+    """The administrator's page shows the house's balance and what the bots hold of its money
+    (`house_money`, from those accounts alone) at every view: the same figures as `verify`'s,
+    which walks the whole ledger — a bot's balance and his stack at a money table count."""
+    with db.session() as s:
+        bots = [User(name=n, password_hash="!bot") for n in ("Бот Ёж", "Бот Мария 🌸")]
+        ivan = User(name="Иван у дома", password_hash="-")  # the module shares its database
+        s.add_all([*bots, ivan])
+        s.flush()
+        ids = [b.id for b in bots if b.id is not None]
+        ledger.grant_house(s, 1_000, "the house's float")
+        ledger.grant(s, ivan, 300, "start")
+        for bot_id in ids:
+            ledger.stake_bot(s, bot_id, 200)
+        (money_table,) = stack_tables(s, 1)
+        ledger.buy_in(s, ids[0], money_table, 150)
+        ledger.buy_in(s, ivan.id or 0, money_table, 100)
+    with db.session() as s:
+        books = ledger.verify(s, ids)
+        assert books.ok, books.problems
+        assert ledger.house_money(s, ids) == (books.house, books.bots)
+        assert books.bots == 400 and books.house >= 600
