@@ -16,9 +16,10 @@ carries them: they are shown in «Мои раздачи» once the hand's table 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
+from sqlalchemy import update
 from sqlmodel import col, select
 
 from app.engine.cards import Card
@@ -82,7 +83,7 @@ def fair_view(next_commit: str, hand: Hand | None, hand_id: int | None) -> dict[
     return out
 
 
-def persons(doc: dict[str, Any]) -> set[str]:
+def persons(doc: Mapping[str, Any]) -> set[str]:
     """The hand's players who are not bots (a file without kinds: all of them)."""
     seeds = doc.get("seeds") or []
     bots = {s.get("name") for s in seeds if s.get("kind") == BOT}
@@ -102,18 +103,24 @@ class Reveal:
         there = self.present(table_id)
         if there is None:
             return
+        present = set(there)
         try:
             with self.db.session() as s:
+                # The id and hand file only (not the action log, nor a row object each): an
+                # evening's hands wait here until their last person leaves.
                 pending = s.exec(
-                    select(HandRecord).where(
+                    select(HandRecord.id, HandRecord.hand_file).where(
                         HandRecord.table_id == table_id,
                         col(HandRecord.status).in_((FINISHED, CANCELLED)),
                         col(HandRecord.seeds_revealed).is_(False),
                     )
                 ).all()
-                for record in pending:
-                    if record.hand_file is not None and not persons(record.hand_file) & set(there):
-                        record.seeds_revealed = True
-                        s.add(record)
+                shown = [i for i, doc in pending if doc is not None and not persons(doc) & present]
+                if shown:
+                    s.execute(
+                        update(HandRecord)
+                        .where(col(HandRecord.id).in_(shown))
+                        .values(seeds_revealed=True)
+                    )
         except Exception as failure:  # kept back a while longer: the next leave tries again
             log.warning("table %s: seeds not revealed: %s", table_id, failure)
