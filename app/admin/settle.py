@@ -24,7 +24,7 @@ from typing import Any, NamedTuple
 
 from sqlmodel import Session, col, select
 
-from app.auth.roster import BOT_HASH
+from app.auth.roster import bot_ids
 from app.engine.variants import VariantError
 from app.models import (
     CANCELLED,
@@ -171,24 +171,21 @@ def results(
     # The rows found by their hands (ix_ledger_hand_id); asking for the accounts' kinds in
     # SQL made SQLite walk every account of those kinds, then each one's rows: the whole
     # ledger (docs/performance.md, «Reads that grew with the club's history»).
+    nets: dict[str, int] = defaultdict(int)
     by_user: dict[int, int] = defaultdict(int)
-    house: int | None = None  # the rake's account had no row: no «house» line
     for kind, user_id, amount in s.exec(
         select(Account.kind, Account.user_id, LedgerEntry.amount)
         .join(Account, col(Account.id) == LedgerEntry.account_id)
         .where(col(LedgerEntry.hand_id).in_(hands))
     ):
         if kind == HOUSE:
-            house = (house or 0) + amount
+            nets[HOUSE] += amount
         elif kind in (USER, STACK) and user_id is not None:
             by_user[user_id] += amount
-    nets: dict[str, int] = defaultdict(int)
-    if house is not None:
-        nets[HOUSE] += house
-    found = select(User.id, User.name, User.password_hash).where(col(User.id).in_(list(by_user)))
-    for user_id, name, password_hash in s.exec(found):
-        # Not typed (next line): a stored user has his id.
-        nets[HOUSE if password_hash == BOT_HASH else name] += by_user[user_id]  # type: ignore[index]
+    bots = bot_ids(s, among=by_user)
+    names = dict(s.exec(select(User.id, User.name).where(col(User.id).in_(list(by_user)))).all())
+    for user_id, amount in by_user.items():
+        nets[HOUSE if user_id in bots else names[user_id]] += amount
     return dict(sorted(nets.items()))
 
 

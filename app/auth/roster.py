@@ -7,7 +7,9 @@ books (app/admin/: a bot's money is the house's) read them without loading the t
 
 from __future__ import annotations
 
-from sqlmodel import Session, select
+from collections.abc import Iterable
+
+from sqlmodel import Session, col, select
 
 from app.models import User
 
@@ -26,7 +28,10 @@ ROSTER: dict[str, str] = {
 }
 
 
-def bot_ids(s: Session) -> set[int]:
+def bot_ids(s: Session, among: Iterable[int] | None = None) -> set[int]:
     """The user ids of the bots (for the books and the settle-up: their money is the
-    house's)."""
-    return set(s.exec(select(User.id).where(User.password_hash == BOT_HASH)).all())  # type: ignore[arg-type]
+    house's); with `among`, only those of these users (read by their ids, not every user)."""
+    query = select(User.id).where(User.password_hash == BOT_HASH)
+    if among is not None:
+        query = query.where(col(User.id).in_(list(among)))
+    return set(s.exec(query).all())  # type: ignore[arg-type]

@@ -17,6 +17,7 @@ from sqlmodel import select
 from app.admin.notices import PENDING
 from app.admin.requests import hosts
 from app.admin.settle import settle_up
+from app.auth.roster import BOT_HASH
 from app.engine.hand import Transfer
 from app.history.service import stats
 from app.models import Database, User
@@ -111,20 +112,32 @@ def test_a_nights_settle_up_reads_the_rows_of_its_hands_and_their_players(db: Da
     """«Расчёт за вечер» (/table/<id>/settle, `svara admin settle`): the ledger rows of the
     night's hands and the users they name, not every account of a player or the house (the
     whole ledger) nor every user."""
-    players = ("Ёж", "Иван", "Мария 🌸")
+    players = ("ЁЖ", "ИвАн Петров", "Мария 🌸", "Бот Вася")
     people(db, *players, "Пенка")  # Пенка played elsewhere: not read
+    with db.session() as s:  # a bot plays with the house's money (docs/rules.md, «Bots»)
+        bot = s.exec(select(User).where(User.name == "Бот Вася")).one()
+        bot.password_hash = BOT_HASH
+        s.add(bot)
     store = TableStore(db)
     here = table(db)
     hand_id = store.begin_hand(here, doc(), antes(*players), stacks=False)
-    end = [Transfer(25, "pot", "Мария 🌸", "award"), Transfer(5, "pot", "house", "rake")]
-    store.record(hand_id, doc("Ёж"), end, False, True)
+    end = [Transfer(35, "pot", "Мария 🌸", "award"), Transfer(5, "pot", "house", "rake")]
+    store.record(hand_id, doc("ЁЖ"), end, False, True)
 
     def asked() -> None:
         with db.reading() as s:
             report = settle_up(s, datetime(2026, 1, 1, tzinfo=UTC), table_id=here)
-            assert report["results"] == {"house": 5, "Ёж": -10, "Иван": -10, "Мария 🌸": 15}
+            # Each name as its owner writes it; the bot's ante is the house's loss.
+            assert report["results"] == {
+                "house": 5 - 10,
+                "ЁЖ": -10,
+                "ИвАн Петров": -10,
+                "Мария 🌸": 25,
+            }
 
     ledger_plan = plans(db, asked, "ledger", "ledger.hand_id IN")
     assert ledger_plan[0] == "SEARCH ledger USING INDEX ix_ledger_hand_id (hand_id=?)"
     assert ledger_plan[-1] == "SEARCH accounts USING INTEGER PRIMARY KEY (rowid=?)"
-    assert plans(db, asked, "users") == ["SEARCH users USING INTEGER PRIMARY KEY (rowid=?)"]
+    read = plans(db, asked, "users")  # the names and which of them are bots
+    assert len(read) == 2, read
+    assert set(read) == {"SEARCH users USING INTEGER PRIMARY KEY (rowid=?)"}, read
