@@ -2,6 +2,7 @@
 
 Run: .venv/bin/python -m benchmarks.bench_load [--tables 10 50 125] [--seats 8]
      [--pace 2 0] [--seconds 60] [--warmup 0] [--workers 2] [--profile DIR] [--soak SECONDS]
+     [--pin]
 
 For each N and each pace a fresh server on a fresh instance folder (loopback, any free
 port) gets N tables of `--seats` bots (`benchmarks.loadgen`); after every bot is connected
@@ -16,6 +17,11 @@ records the server with py-spy during each run's timed play — not the connecti
 warm-up nor the disconnects — without pausing it (`--nonblocking`; raw stacks per run,
 DIR/load-N-pace.txt).
 
+`--pin`: the server on the first CPU this process may use, the load generator (its workers,
+this process, py-spy) on the others, so that the two never take each other's core: what
+the p99 owes to sharing the machine with the generator is the difference from a run
+without it (docs/performance.md).
+
 `--soak SECONDS`: one run (the first `--tables` and `--pace`) of that length instead, which
 prints, minute by minute, the server's RSS per connected player, its CPU and the p99 and
 longest of the latencies measured, then the summary with the drift (the first third of
@@ -26,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -39,6 +46,18 @@ from pathlib import Path
 from .loadgen import by_minute, drift, load_server, prepare, run_tables, sqlite_url
 
 PY_SPY = str(Path(sys.executable).with_name("py-spy"))
+
+
+def pin(pid: int, cpus: set[int]) -> None:
+    """Every thread of process `pid` on `cpus` (threads it starts later inherit it)."""
+    for task in os.listdir(f"/proc/{pid}/task"):
+        os.sched_setaffinity(int(task), cpus)
+
+
+def split_cpus() -> tuple[set[int], set[int]]:
+    """The server's CPU and the load generator's (`--pin`)."""
+    first, *rest = sorted(os.sched_getaffinity(0))
+    return {first}, set(rest)
 
 
 @contextmanager
@@ -65,28 +84,37 @@ def one_run(
     profile: Path | None,
     soak: bool = False,
     warmup: float = 0.0,
+    pinned: bool = False,
 ) -> dict[str, object]:
-    with tempfile.TemporaryDirectory(prefix="svara-load-") as folder:
-        instance = Path(folder)
-        with load_server(instance) as server:
-            seatings = prepare(sqlite_url(instance), instance, tables, seats)
-            during = None
-            if profile is not None:
-                profile.mkdir(parents=True, exist_ok=True)
-                graph = profile / f"load-{tables}-{pace:g}.txt"
-                during = partial(py_spy, server.process.pid, graph)
-            result = run_tables(
-                server.url,
-                server.process.pid,
-                seatings,
-                pace,
-                seconds,
-                workers=workers,
-                warmup=warmup,
-                during=during,
-            )
-            left = time.monotonic()  # every bot has closed its socket
-    stop = {"stop_s": round(time.monotonic() - left, 2)}
+    everything = os.sched_getaffinity(0)
+    try:
+        with tempfile.TemporaryDirectory(prefix="svara-load-") as folder:
+            instance = Path(folder)
+            with load_server(instance) as server:
+                if pinned:
+                    serving, generating = split_cpus()
+                    pin(server.process.pid, serving)
+                    os.sched_setaffinity(0, generating)  # the workers spawned later inherit it
+                seatings = prepare(sqlite_url(instance), instance, tables, seats)
+                during = None
+                if profile is not None:
+                    profile.mkdir(parents=True, exist_ok=True)
+                    graph = profile / f"load-{tables}-{pace:g}.txt"
+                    during = partial(py_spy, server.process.pid, graph)
+                result = run_tables(
+                    server.url,
+                    server.process.pid,
+                    seatings,
+                    pace,
+                    seconds,
+                    workers=workers,
+                    warmup=warmup,
+                    during=during,
+                )
+                left = time.monotonic()  # every bot has closed its socket
+    finally:
+        os.sched_setaffinity(0, everything)  # the next run splits them again
+    stop = {"stop_s": round(time.monotonic() - left, 2), "pinned": pinned}
     if not soak:
         return {**result.summary(), **stop}
     for minute in by_minute(result):
@@ -105,7 +133,10 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--profile", type=Path, default=None)
     parser.add_argument("--soak", type=float, default=None, metavar="SECONDS")
+    parser.add_argument("--pin", action="store_true")
     args = parser.parse_args()
+    if args.pin and len(os.sched_getaffinity(0)) < 2:
+        parser.error("--pin needs two CPUs or more: one for the server, the rest for the load")
     if args.warmup < 0:
         parser.error("--warmup takes a number of seconds, 0 or more")
     if args.soak is not None:
@@ -120,6 +151,7 @@ def main() -> None:
             args.profile,
             True,
             args.warmup,
+            args.pin,
         )
         print(json.dumps(row, ensure_ascii=False), flush=True)
         return
@@ -133,6 +165,7 @@ def main() -> None:
                 args.workers,
                 args.profile,
                 warmup=args.warmup,
+                pinned=args.pin,
             )
             print(json.dumps(row, ensure_ascii=False), flush=True)
 
