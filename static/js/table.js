@@ -181,6 +181,7 @@ function receive(msg) {
     asking.hide();
   }
   heardStood(msg.you?.stood ?? null);
+  showLastHand(msg);
   if (state.news.some((e) => e.kind === "stood" && e.player === state.me && e.why === "money")) asking.show(null);
   if (moneyNote()) askBalance(); // a change no push told of shows with the table's next event
   host.update(msg);
@@ -500,6 +501,17 @@ document.addEventListener("change", (ev) => {
 });
 
 // --- panels: history, chat -----------------------------------------------------------------
+
+/** «Прошлая раздача» in the history panel: the last ended hand this viewer played, whose
+ * replay (/hands/<id>) he may open; it stays while the next hand is played. A spectator
+ * never gets one: the replay is its players' (docs/protocol.md, `GET /hands/<id>`). */
+function showLastHand(msg) {
+  const hand = msg.hand;
+  const ended = hand?.id != null && msg.phase !== "playing";
+  if (!ended || !(hand.players || []).some((p) => p.name === msg.you?.name)) return;
+  $("#last-hand-link").href = `/hands/${hand.id}`;
+  $("#last-hand").hidden = false;
+}
 
 function togglePanel(name) {
   for (const panel of document.querySelectorAll(".panel")) {

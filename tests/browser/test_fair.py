@@ -194,10 +194,11 @@ def test_a_hand_is_pending_while_the_table_plays_and_checked_once_everyone_left(
     )
     assert kept == next(s["seed"] for s in stored["seeds"] if s["name"] == ivan.name)
 
-    # «Мои раздачи» from the table's history panel: the hand, pending.
-    page = ivan.page
-    page.click('[data-panel="history-panel"]')
-    page.click("#my-hands-link")
+    # «Мои раздачи» from the table's history panel (a tab of its own): the hand, pending.
+    ivan.page.click('[data-panel="history-panel"]')
+    with ivan.context.expect_page() as opened:
+        ivan.page.click("#my-hands-link")
+    page = opened.value
     rows = page.locator("#my-hands .hand-row")
     expect(rows).to_have_count(1)
     hand_id = int(rows.first.get_attribute("data-hand") or 0)
@@ -220,6 +221,8 @@ def test_a_hand_is_pending_while_the_table_plays_and_checked_once_everyone_left(
     expect(page.locator("#step-forward")).to_be_disabled()
     page.click("#step-back")
     expect(page.locator("#step-forward")).to_be_enabled()
+    page.close()
+    page = ivan.page
 
     # Both leave the table: its session is over for this hand, and the seeds come.
     for p in (ivan, yozh):
