@@ -325,7 +325,9 @@ function seatHtml(seat, pos, k, state, ctx, players, last) {
   if (seat.bot) marks.push(`<span class="mark bot" title="${t("bot_title")}">${t("bot_mark")}</span>`);
   if (between && seat.ready) marks.push(`<span class="mark ready">${t("ready")}</span>`);
   if (between && seat.skipping) marks.push(`<span class="mark skip">${t("skipping")}</span>`);
-  const money_ = p ? p.balance : seat.balance;
+  // In play, what he has left in this hand; between hands his seat's money now: one who
+  // stood up and sat again since the last hand brought a new stack (S-1.5) or balance.
+  const money_ = p && !between ? p.balance : seat.balance;
   let cards = "";
   if (p && !mine && p.state !== "folded" && p.state !== "out" && p.state !== "mucked") {
     const shown = threeCards(p);

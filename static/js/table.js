@@ -508,9 +508,10 @@ document.addEventListener("change", (ev) => {
 function showLastHand(msg) {
   const hand = msg.hand;
   const ended = hand?.id != null && msg.phase !== "playing";
-  if (!ended || !(hand.players || []).some((p) => p.name === msg.you?.name)) return;
+  const shown = $("#last-hand");
+  if (!shown || !ended || !(hand.players || []).some((p) => p.name === msg.you?.name)) return;
   $("#last-hand-link").href = `/hands/${hand.id}`;
-  $("#last-hand").hidden = false;
+  shown.hidden = false;
 }
 
 function togglePanel(name) {

@@ -132,3 +132,19 @@ def test_dialogs_count_down_and_leave_ones_seat_in_sight(felt: Any, artifacts: P
         draw(page, state)
         legend = page.locator(".legend")
         assert legend.inner_text().split() == ["С", "Сдающий", "☾", "Темнит"]
+
+
+def test_between_hands_a_seat_shows_its_money_now(felt: Any) -> None:
+    """The last hand stays on the felt between hands, but a seat's money is what it holds
+    now: «Ёж» stood up after the hand and sat again with a new stack (S-1.5), 500 ₽, not the
+    435 ₽ the hand left him; while a hand is played, what he has left in it."""
+    page = felt(PHONE)
+    names = ["Иван", "Ёж", "Мария"]
+    state = showdown_state("shaha36", 3, me="Иван", names=names)
+    state["phase"] = "gathering"
+    state["seats"][1]["balance"] = 500
+    draw(page, state)
+    assert page.locator('.seat[data-seat="Ёж"] .balance').inner_text() == "500 ₽"
+    state["phase"] = "playing"
+    draw(page, state)
+    assert page.locator('.seat[data-seat="Ёж"] .balance').inner_text() == "990 ₽"

@@ -70,6 +70,7 @@ def test_the_last_hand_stays_a_tap_away_while_the_next_is_played(
     expect(maria.page.locator("body.my-turn")).to_have_count(1)
     for size in (PHONE, PHONE_390):
         maria.page.set_viewport_size(size)
+        expect(maria.page.locator(".chip.flying")).to_have_count(0)  # the bet's chips landed
         assert problems(maria.page) == [], size
         maria.shot(artifacts, "history-drawer-turn")
         for button in maria.page.locator("#actions button").all():
