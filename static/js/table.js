@@ -298,6 +298,10 @@ function moneyNote() {
  * seat for money tries again once it covers the seat (docs/protocol.md `account:balance`). */
 function heardBalance(balance) {
   local.balance = Number(balance);
+  if (buyInWaits) {
+    buyInWaits = false;
+    if (!seated() && !state.myQueue) offerBuyIn();
+  }
   const shown = $("#buy-in .buy-in-balance");
   if (shown) {
     const args = { balance: money(local.balance) };
@@ -361,7 +365,7 @@ socket.on("connect", () => {
     if (entering) {
       entering = false;
       if (ack.sit && !ack.sit.ok) seatRefused(ack.sit);
-      else if (page.buyInMin && ack.state.you?.seat == null && !ack.state.you?.queue) askBuyIn();
+      else if (page.buyInMin && ack.state.you?.seat == null && !ack.state.you?.queue) offerBuyIn();
     }
     // Back after a reload with voice on: the server kept the toggles (voice:join).
     if (seated() && !voice && sessionStorage.getItem(VOICE_KEY)) {
@@ -429,7 +433,7 @@ document.addEventListener("click", (ev) => {
   if (el.dataset.panel) return togglePanel(el.dataset.panel);
   if (el.dataset.close !== undefined) return togglePanel(null);
   if (el.classList.contains("card")) return tapCard();
-  if (el.dataset.tableDo === "sit" && page.buyInMin) return askBuyIn();
+  if (el.dataset.tableDo === "sit" && page.buyInMin) return offerBuyIn();
   if (el.dataset.buyIn) return el.dataset.buyIn === "cancel" && closeBuyIn(false); // sit: the form's submit
   if (el.dataset.tableDo) return socket.emit(...withSeed(tableAction(tableId, el.dataset.tableDo)));
   if (el.classList.contains("mult")) return setAmount(el.closest(".amount"), Number(el.dataset.set));
@@ -455,6 +459,20 @@ document.addEventListener("keydown", (ev) => {
 /** shaha36 (S-1.3), svara32 (B-4.3): tapping a face-down card of one's own is the look. */
 function tapCard() {
   act({ do: "look" });
+}
+
+/** S-1.5: the buy-in when his balance covers the smallest stack; else, as for a refused
+ * seat, what is missing and «Попросить фишки», and a grant brings the buy-in (docs/rules.md
+ * «No money, no seat»). A new friend with 0 ₽ is never offered a stack he cannot pay. */
+let buyInWaits = false; // until his balance is heard
+function offerBuyIn() {
+  if (local.balance == null) {
+    buyInWaits = true;
+    return askBalance();
+  }
+  const least = seatMinimum();
+  if (local.balance >= least) return askBuyIn();
+  seatRefused({ code: "money", need: least, short: least - local.balance });
 }
 
 /** S-1.5: the stack to sit down with, between the table's buy-in bounds. */
