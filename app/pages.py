@@ -18,6 +18,7 @@ from typing import Any
 from flask import Blueprint, Flask, abort, jsonify, render_template, request
 
 from app import i18n, ledger
+from app.auth.next import safe_next
 from app.auth.service import current_user, login_required
 from app.chat import PHRASES
 from app.engine.games import GAMES, SCORERS
@@ -203,7 +204,9 @@ def rules(game: str = "") -> Any:
 
 @bp.route("/settings")
 def settings() -> Any:
-    return render_template("settings.html")
+    """The device's settings; a visitor on his way in (an invite's `next`) keeps it: the
+    language chosen, «Вход» and «Регистрация» still lead to the table he was asked to."""
+    return render_template("settings.html", next=safe_next(request.args.get("next")))
 
 
 def browser_of(user_agent: str) -> str:

@@ -5,8 +5,16 @@ import { DICTS } from "./i18n.js";
 
 const KEY = "svara.settings";
 
+/** Russian first (docs/i18n.md): Bulgarian when the browser puts it before Russian (a
+ * Bulgarian phone), English only from the switch — many Russian speakers' phones are in
+ * English and should not turn the table's words English. */
+export function browserLanguage(languages = globalThis.navigator?.languages ?? []) {
+  const known = languages.map((l) => String(l).toLowerCase().split("-")[0]).find((l) => l === "ru" || l === "bg");
+  return known ?? "ru";
+}
+
 export const DEFAULTS = Object.freeze({
-  lang: "ru", // Russian first; English and Bulgarian behind the switch (i18n.js DICTS)
+  lang: browserLanguage(), // English and Bulgarian behind the switch too (i18n.js DICTS)
   sound: true, // turn, deal, win and Svara sounds
   fourColour: false, // ♦ blue and ♣ green for colour-blind players
   autoCount: false, // C-3.9: hidden by default

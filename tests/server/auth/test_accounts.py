@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import pytest
@@ -112,6 +113,23 @@ def test_login_goes_back_only_to_a_local_page(server: Server) -> None:
             allow_redirects=False,
         )
         assert response.headers["Location"] == expected
+
+
+def test_the_settings_page_keeps_a_local_next_for_the_way_in(server: Server) -> None:
+    """docs/i18n.md: a visitor who opens «Настройки» on his way in from an invite link
+    keeps it in «Вход» and «Регистрация» there; another site's address is never carried."""
+    for target, kept in (
+        ("/invite/abc_DEF-1", True),
+        ("//evil.example/", False),
+        ("https://evil.example/", False),
+    ):
+        page = requests.get(f"{server.url}/settings", params={"next": target}, timeout=WAIT)
+        assert page.status_code == 200
+        carried = re.search(r'href="/register\?next=(%2F|/)invite(%2F|/)abc_DEF-1"', page.text)
+        assert (carried is not None) is kept, target
+        assert "evil.example" not in page.text
+    login = requests.get(f"{server.url}/login", params={"next": "/invite/abc"}, timeout=WAIT)
+    assert re.search(r'href="/settings\?next=(%2F|/)invite(%2F|/)abc"', login.text)  # the footer's
 
 
 def test_forms_without_a_csrf_token_are_refused(server: Server) -> None:
