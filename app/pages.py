@@ -241,6 +241,7 @@ def init_app(app: Flask) -> None:
     app.jinja_env.globals["languages"] = LANGUAGES
     # Amounts as every page writes them (app/i18n.py, static/js/i18n.js `money`).
     app.jinja_env.globals["money"] = i18n.money
+    app.jinja_env.globals["amount"] = i18n.amount  # a range's first end: «200–1 000 ₽»
     app.jinja_env.globals["signed_money"] = i18n.signed_money
     app.jinja_env.globals["variant_title"] = i18n.variant_title
     app.jinja_env.globals["utc_iso"] = i18n.utc_iso

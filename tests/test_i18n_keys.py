@@ -117,3 +117,53 @@ def test_the_server_writes_cards_amounts_and_times_as_the_pages_do() -> None:
     assert i18n.local_time(when, moscow) == "2026-12-01 22:02 +03:00"
     assert i18n.time_zone("Mars/Olympus") is UTC and i18n.time_zone(None) is UTC
     assert i18n.language("bg") == "bg" and i18n.language("xx") == "ru"
+
+
+#: A sentence's words for someone it names: a placeholder holding a player's (or the host's)
+#: name, or the person who acts named by his role.
+PERSON = re.compile(r"\{(?:by|name|player|whom|loser|target)\}|Администратор|Ведущий|хозяин")
+#: Russian past tenses that say the gender of who did it («поднял»/«подняла») — of the verbs
+#: the table's and the host's page's sentences use (docs/i18n.md, «Sentences need no
+#: declension»): a sentence says them in the present («поднимает») or without a subject.
+PAST = re.compile(
+    r"\b(?:дал|поднял|посадил|убрал|получил|закрыл|открыл|выключил|включил|изменил|отказал"
+    r"|встал|сел|попросил|отправил|забрал|выиграл|упал|сбросил|смотрел)а?\b"
+    r"|\b(?:вышел|вышла|пришёл|пришла|ушёл|ушла)\b",
+    re.IGNORECASE,
+)
+#: A Bulgarian perfect («е дал», «е дала») says it too; the aorist («даде») does not.
+PERFECT_BG = re.compile(r"\b(?:е|са|сте)\s+[а-я]+л[аи]?\b")
+#: English pronouns of a named player.
+PRONOUN_EN = re.compile(r"\b(?:he|she|his|her|him)\b", re.IGNORECASE)
+
+
+def test_no_sentence_about_a_player_says_his_gender() -> None:
+    """«admin сажает ботов», «Мария получает 1 000 ₽ по своей просьбе»: a sentence whose
+    subject is a player or the host is never in a gendered past («посадил», «получил»), in
+    any language (a name cannot tell the page whether to write «получил» or «получила»)."""
+    gendered = {"ru": PAST, "bg": PERFECT_BG, "en": PRONOUN_EN}
+    found = [
+        (lang, key, text)
+        for lang, words in dictionaries().items()
+        for key, text in words.items()
+        if PERSON.search(text) or key.startswith(("stood.", "log.")) or key == "kicked"
+        if gendered[lang].search(text)
+    ]
+    assert found == []
+    assert PAST.search("{by} посадил ботов") and PAST.search("«{name}» получила 1 000 ₽")
+
+
+def test_an_amount_is_one_placeholder_with_its_unit() -> None:
+    """«{name} забирает {amount}», filled with `money(n)` («3 005 ₽», i18n.js and
+    app/i18n.py): no sentence writes «₽» after a placeholder, where a raw number would be
+    shown as «3005 ₽» beside the felt's «+3 005 ₽»."""
+    found = [
+        (lang, key, text)
+        for lang, words in dictionaries().items()
+        for key, text in words.items()
+        if re.search(r"\{\w+\}[\s\u00a0]*₽", text)
+    ]
+    assert found == []
+    assert i18n.translate("ru", "banner_win", name="Ёж", amount=i18n.money(3005)) == (
+        "Ёж забирает 3\u00a0005\u00a0₽"
+    )

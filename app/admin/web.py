@@ -77,6 +77,8 @@ SENTENCES = frozenset(
         "admin.declined",
     }
 )
+#: The values of a refusal's sentence that are amounts (app/admin/money.py's overdrafts).
+AMOUNTS = frozenset({"have", "take"})
 SECTIONS = ["asks", "accounts", "house", "tables"]  # the page's parts that say what was done
 #: The sentences that say what was done; every other one says why nothing was.
 DONE = {"admin.granted", "admin.house_granted", "admin.stood", "admin.closed", "admin.approved",
@@ -154,9 +156,11 @@ def _admin() -> User:
 def _refusal(error: Exception) -> Said:
     """A service's refusal as the page says it."""
     if isinstance(error, AdminError) and error.key in SENTENCES:
-        return said(error.key, **error.params)
+        # An overdraft's amounts (`have`, `take`) as every amount is written: «1 000 ₽».
+        args = {k: i18n.money(v) if k in AMOUNTS else v for k, v in error.params.items()}
+        return said(error.key, **args)
     if isinstance(error, LedgerError):
-        return said("admin.too_much", most=MAX_AMOUNT)
+        return said("admin.too_much", most=i18n.money(MAX_AMOUNT))
     return said("admin.refused", why=str(error))
 
 
@@ -209,7 +213,9 @@ def _accounts(s: Session, seats: list[dict[str, Any]]) -> list[dict[str, Any]]:
         )
     ):
         if user_id is not None:
-            stacks[user_id].append({"table": names.get(table_id, table_id), "amount": amount})
+            stacks[user_id].append(
+                {"table": names.get(table_id, table_id), "amount": i18n.money(amount)}
+            )
     # Every balance in one statement (an account not opened yet holds 0), not two a user.
     held = dict(s.exec(select(Account.user_id, Account.balance).where(Account.kind == USER)).all())
     sitting: dict[str, list[str]] = defaultdict(list)
@@ -306,7 +312,12 @@ def grant_money() -> Any:
         return _page({"accounts": _refusal(refused)}, 409)
     return _done(
         "accounts",
-        said("admin.granted", name=done["user"], amount=f"{amount:+d}", balance=done["balance"]),
+        said(
+            "admin.granted",
+            name=done["user"],
+            amount=i18n.signed_money(amount),
+            balance=i18n.money(done["balance"]),
+        ),
     )
 
 
@@ -323,7 +334,10 @@ def grant_to_house() -> Any:
             done = grant_house(s, amount, form.reason.data, _admin().name)
     except (AdminError, LedgerError) as refused:
         return _page({"house": _refusal(refused)}, 409)
-    return _done("house", said("admin.house_granted", amount=f"{amount:+d}", house=done["house"]))
+    done_said = said(
+        "admin.house_granted", amount=i18n.signed_money(amount), house=i18n.money(done["house"])
+    )
+    return _done("house", done_said)
 
 
 def _open_table(s: Session, table_id: int) -> Table:
@@ -388,7 +402,7 @@ def answer_request(request_id: int) -> Any:
         key = "admin.answered" if refused.code == "ask_answered" else "admin.refused"
         return _page({"asks": said(key, why=refused.reason)}, 409)
     key = "admin.approved" if approve else "admin.declined"
-    return _done("asks", said(key, name=row["name"], amount=row["amount"]))
+    return _done("asks", said(key, name=row["name"], amount=i18n.money(row["amount"])))
 
 
 def init_app(app: Flask) -> None:

@@ -2,6 +2,8 @@
 // administrators' list of requests with its badge, on the table page and the host's page.
 // Names come from the server and are only ever put in the page with textContent.
 
+import { money } from "./i18n.js";
+
 /** What waits for an answer, kept in step with `money:asked` / `money:answered`; `draw`
  * is called with the list after each change. An administrator's page only. */
 export class HostAsks {
@@ -34,7 +36,7 @@ export class HostAsks {
 
 /** One request as a line: «Ёж просит 500 ₽ (стол «Пятница»)». */
 export function askLine(t, r) {
-  return t(r.table_name ? "asks.line_table" : "asks.line", { name: r.name, amount: r.amount, table: r.table_name });
+  return t(r.table_name ? "asks.line_table" : "asks.line", { name: r.name, amount: money(r.amount), table: r.table_name });
 }
 
 /** The table page's part for an administrator: a badge in the top bar and a panel of the
@@ -84,7 +86,7 @@ export class AskChips {
     socket.on("money:answered", (r) => {
       if (this.pending !== r.id) return;
       this.pending = null;
-      const text = this.t()(r.status === "approved" ? "asks.approved" : "asks.declined", { by: r.by, amount: r.amount });
+      const text = this.t()(r.status === "approved" ? "asks.approved" : "asks.declined", { by: r.by, amount: money(r.amount) });
       this.say(text);
       this.toast?.(text);
       root.querySelector("form").hidden = r.status === "approved";
@@ -118,7 +120,7 @@ export class AskChips {
       if (ack?.ok) {
         this.pending = ack.request.id;
         this.root.querySelector("form").hidden = true;
-        this.say(t("asks.sent", { amount: ack.request.amount }));
+        this.say(t("asks.sent", { amount: money(ack.request.amount) }));
       } else this.say(t(`err.${ack?.code}`, ack || {}));
     });
   }

@@ -4,13 +4,15 @@
 // the name of who used it — as a line of the chat and of the history. The creator and the
 // administrators: the menu's controls (the server refuses them to anyone else).
 
+import { money } from "./i18n.js";
+
 const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
 
 /** The rules a host changed, in the page's words: «анте 20 ₽, ставки 20 / 40, ход 45 с». */
 export function ruleText(rules, t) {
   return Object.entries(rules || {})
     .map(([key, value]) => {
-      if (key === "ante") return t("rule.ante", { value });
+      if (key === "ante") return t("rule.ante", { value: money(value) });
       if (key === "levels") return t("rule.levels", { value: [].concat(value).join(" / ") });
       return t(key === "turn_seconds" ? "rule.turn_seconds" : "rule.timer", { value });
     })

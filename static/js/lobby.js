@@ -1,7 +1,7 @@
 // The lobby page: live table list and lobby chat over Socket.IO (docs/protocol.md, «Lobby»).
 // Text from the server is only ever put into the page with textContent (never as HTML).
 import { io } from "/static/vendor/socket.io.esm.min.js";
-import { refusal, translator, variantTitle } from "./i18n.js";
+import { amount, money, refusal, translator, variantTitle } from "./i18n.js";
 import { copyInvites } from "./invite.js";
 import { loadSettings } from "./settings.js";
 
@@ -23,8 +23,8 @@ function cell(className, text) {
 
 function stakes(s) {
   return s.buy_in
-    ? t("lobby.stakes_buy_in", { ante: s.ante, min: s.buy_in[0], max: s.buy_in[1] })
-    : t("lobby.stakes", { ante: s.ante });
+    ? t("lobby.stakes_buy_in", { ante: money(s.ante), min: amount(s.buy_in[0]), max: money(s.buy_in[1]) })
+    : t("lobby.stakes", { ante: money(s.ante) });
 }
 
 function tableRow(row) {
@@ -105,7 +105,7 @@ socket.on("lobby:chat", chatLine);
 // no running server was told of: a stack returned at a table, a grant with no server up).
 function showBalance(balance) {
   const shown = document.querySelector("#balance b");
-  if (shown) shown.textContent = `${Number(balance).toLocaleString("ru-RU")} ₽`;
+  if (shown) shown.textContent = money(balance);
 }
 socket.on("account:balance", ({ balance }) => showBalance(balance));
 function askBalance() {

@@ -202,6 +202,9 @@ function decisionText(game, e, t) {
 
 const names = (list) => (list || []).join(", ");
 
+/** An amount a sentence says («1 000 ₽»), or nothing where the event carries none. */
+const sum = (amount) => (amount == null || amount === "" ? "" : money(amount));
+
 /** What a shown hand is worth, as the showdown says it: points (or «абсолютный расклад») and
  * the hand's name where the engine gives one (S-2.7). */
 function pointsText(e, t) {
@@ -211,8 +214,8 @@ function pointsText(e, t) {
 
 /** The table's own events (not decisions): each kind in words, by what it carries. */
 const EVENT_WORDS = {
-  ante: (e, t) => (e.player ? t("ev.ante_player", { player: e.player, amount: e.amount }) : t("ev.ante", { amount: e.amount })),
-  award: (e, t) => payees(e).map(([name, amount]) => t("ev.award", { player: name, amount: amount ?? "" })).join(", "),
+  ante: (e, t) => (e.player ? t("ev.ante_player", { player: e.player, amount: money(e.amount) }) : t("ev.ante", { amount: money(e.amount) })),
+  award: (e, t) => payees(e).map(([name, amount]) => t("ev.award", { player: name, amount: sum(amount) })).join(", "),
   cards: (e, t) => t("ev.cards", { cards: (e.cards || []).map((c) => cardName(c, t)).join(", ") }),
   look_cards: (e, t) => t("ev.look_cards", { cards: Object.entries(e.cards || {}).map(([n, c]) => `${n} ${c.map((x) => cardName(x, t)).join(" ")}`).join("; ") }),
   // shaha36's turned card (S-1.3): in the history, not a decision.
@@ -223,7 +226,7 @@ const EVENT_WORDS = {
     return who.length ? t("ev.split_among", { amounts: who.join(", ") }) : t("ev.split");
   },
   svara: (e, t) => {
-    const text = e.fee ? t("ev.svara_fee", { fee: e.fee }) : t("ev.svara");
+    const text = e.fee ? t("ev.svara_fee", { fee: money(e.fee) }) : t("ev.svara");
     // S-7.5, C-7.6: a tie in a Svara deals the next one at once.
     return e.round > 1 ? `${t("ev.svara_again", { round: e.round })}: ${text}` : text;
   },
@@ -252,7 +255,7 @@ export function eventText(game, e, t, events = []) {
   const own = EVENT_WORDS[e.kind];
   if (own) return own(e, t, events);
   const key = `ev.${e.kind}`;
-  const text = t(key, { player: e.player ?? "", amount: e.amount ?? e.pot ?? "" });
+  const text = t(key, { player: e.player ?? "", amount: sum(e.amount ?? e.pot) });
   return text === key ? "" : text;
 }
 
@@ -555,7 +558,7 @@ export function renderDialog(state, ctx) {
   if (own) return dialog(own.kind, own.title, "", own.actions.filter(Boolean));
   if (has("join")) {
     const j = has("join");
-    return dialog("svara-entry", t("svara_title"), `<p class="fee">${t("svara_fee", { fee: j.price })}</p>`, [j, has("skip")].filter(Boolean));
+    return dialog("svara-entry", t("svara_title"), `<p class="fee">${t("svara_fee", { fee: money(j.price) })}</p>`, [j, has("skip")].filter(Boolean));
   }
   if (view.phase === "vote" && view.vote) {
     return `<div class="dialog waiting" role="status"><p>${t("vote_waiting")}</p></div>`;
@@ -623,7 +626,7 @@ export function bannerFor(event, t, view) {
     const detail = [
       event.round > 1 ? t("ev.svara_again", { round: event.round }) : "",
       tied.length ? t(cooked ? "ev.cook_players" : "ev.tie", { players: names(tied) }) : "",
-      event.fee ? t("svara_fee", { fee: event.fee }) : "",
+      event.fee ? t("svara_fee", { fee: money(event.fee) }) : "",
     ];
     return { kind: "svara", text: t("banner_svara"), detail: detail.filter(Boolean).join(" · "), ms: 4000 };
   }
@@ -638,7 +641,7 @@ export function bannerFor(event, t, view) {
   if (event.kind === "win" || event.kind === "award") {
     const [[name, amount] = ["", ""]] = payees(event);
     const hand = winningHand(view, name, t);
-    const sentence = t("banner_win", { name: NAME_MARK, amount: amount ?? "" });
+    const sentence = t("banner_win", { name: NAME_MARK, amount: sum(amount) });
     const at = sentence.indexOf(NAME_MARK);
     const text = sentence.replace(NAME_MARK, () => name);
     return { kind: "win", text, name, nameAt: at < 0 ? null : at, cards: hand?.cards, detail: hand?.points ?? "", ms: 5000 };

@@ -272,7 +272,7 @@ function stoodNote() {
   if (!stood || sessionStorage.getItem(DISMISSED) === JSON.stringify(stood)) return null;
   // Stood up for money, he has a seat's worth again: nothing stale is said.
   if (stood.why === "money" && local.balance != null && local.balance >= seatMinimum()) return null;
-  return stoodSentence(settings.lang, stood, { ante: state.table.ante });
+  return stoodSentence(settings.lang, stood, { ante: money(state.table.ante) });
 }
 
 function dismissNote() {

@@ -165,10 +165,10 @@ def test_a_friend_signs_up_from_the_invite_asks_for_chips_and_is_seated(
     at_table.screenshot(path=str(artifacts / "evening-table-requests-1280x800.png"))
     request.get_by_role("button", name="Дать").click()
     pw_expect(hp.locator("#asks .admin-said")).to_have_text(
-        f"«{friend.name}» получил 500 ₽ по своей просьбе"
+        f"«{friend.name}» получает 500 ₽ по своей просьбе"
     )
     # The friend's page: the money came, the note went, and he sits (C-1.2) — no reload.
-    pw_expect(fp.locator("#toast")).to_have_text(f"{host.name} дал вам 500 ₽")
+    pw_expect(fp.locator("#toast")).to_have_text(f"Вам зачислено 500 ₽ ({host.name})")
     pw_expect(fp.locator(f'.seat[data-seat="{friend.name}"]')).to_be_visible()
     pw_expect(fp.locator(".note")).to_have_count(0)
     pw_expect(ask).to_be_hidden()
@@ -189,7 +189,7 @@ def test_a_grant_from_the_hosts_page_reaches_the_players_pages_at_once(
     pw_expect(seat).to_contain_text("1 000 ₽")
     lobby = masha.context.new_page()
     lobby.goto(web.url + "/")
-    pw_expect(lobby.locator("#balance b")).to_have_text(re.compile(r"1\s000 ₽"))
+    pw_expect(lobby.locator("#balance b")).to_have_text(re.compile(r"1\s000\s₽"))
     host = _host(crowd, web)
     hp = host.page
     row = hp.locator(f'tr.account[data-account="{masha.name}"]')
@@ -200,7 +200,7 @@ def test_a_grant_from_the_hosts_page_reaches_the_players_pages_at_once(
     row.locator("input[name=reason]").fill("ошибка")
     row.get_by_role("button", name="Забрать").click()
     pw_expect(hp.locator("#accounts .admin-said.refused")).to_have_text(
-        f"У «{masha.name}» 1000 ₽: забрать 5000 ₽ нельзя, баланс не бывает меньше 0"
+        f"У «{masha.name}» 1 000 ₽: забрать 5 000 ₽ нельзя, баланс не бывает меньше 0"
     )
     _both_sizes(hp, host, artifacts, "evening-admin-refused")
     row = hp.locator(f'tr.account[data-account="{masha.name}"]')
@@ -208,19 +208,19 @@ def test_a_grant_from_the_hosts_page_reaches_the_players_pages_at_once(
     row.locator("input[name=reason]").fill("наличные за вечер")
     row.get_by_role("button", name="Дать").click()
     pw_expect(hp.locator("#accounts .admin-said.ok")).to_have_text(
-        f"«{masha.name}»: +300 ₽, на счёте теперь 1300 ₽"
+        f"«{masha.name}»: +300 ₽, на счёте теперь 1 300 ₽"
     )
     # Her table and her lobby show it without a reload.
     pw_expect(seat).to_contain_text("1 300 ₽")
-    pw_expect(lobby.locator("#balance b")).to_have_text(re.compile(r"1\s300 ₽"))
+    pw_expect(lobby.locator("#balance b")).to_have_text(re.compile(r"1\s300\s₽"))
     assert grants(web, masha.name)[-1] == (300, "наличные за вечер", host.name)
     # «Поднять»: she stands up and is told who did it.
     player = hp.locator(f'[data-admin-table="{table_id}"] li', has_text=masha.name)
     player.get_by_role("button", name="Поднять").click()
     pw_expect(hp.locator("#tables .admin-said")).to_have_text(
-        f"«{masha.name}» встал из-за стола «Классика у Ежа»"
+        f"«{masha.name}» встаёт из-за стола «Классика у Ежа»"
     )
-    pw_expect(masha.page.locator("#toast")).to_have_text("Администратор поднял вас из-за стола")
+    pw_expect(masha.page.locator("#toast")).to_have_text("Администратор поднимает вас из-за стола")
     pw_expect(seat).to_have_count(0)
     _both_sizes(hp, host, artifacts, "evening-admin-stood")
     assert masha.errors == []
@@ -240,7 +240,7 @@ def test_bots_without_a_house_say_so_in_place(web: Server, crowd: Crowd, artifac
     pw_expect(page).to_have_url(re.compile(r"/#own-tables$"))
     refused = page.locator("#own-tables li", has_text="Боты у Марии").locator(".bots-refused")
     pw_expect(refused).to_contain_text(
-        "Ботам не на что играть: в кассе 0 ₽, а каждому боту за этим столом нужно 1000 ₽."
+        "Ботам не на что играть: в кассе 0 ₽, а каждому боту за этим столом нужно 1 000 ₽."
     )
     pw_expect(refused).to_contain_text("Деньги в кассу кладёт администратор:")
     _both_sizes(page, masha, artifacts, "evening-bots-refused")
@@ -261,7 +261,7 @@ def test_bots_without_a_house_say_so_in_place(web: Server, crowd: Crowd, artifac
     form.locator("input[name=reason]").fill("ботам на вечер")
     form.get_by_role("button", name="Дать").click()
     pw_expect(hp.locator("#house .admin-said")).to_have_text(
-        "Касса: +5000 ₽, в кассе теперь 5000 ₽"
+        "Касса: +5 000 ₽, в кассе теперь 5 000 ₽"
     )
     _both_sizes(hp, host, artifacts, "evening-admin-house")
     hp.goto(web.url + "/")

@@ -74,7 +74,7 @@ def test_the_hosts_menu_seen_by_the_other_players(crowd: Crowd, artifacts: Path)
     menu(ivan.page, "Закрыть места")
     expect(status).to_have_text("Места закрыты")
     expect(maria.page.locator("#chat-list .host-line").last).to_have_text(
-        f"{ivan.name} закрыл места за столом"
+        f"{ivan.name} закрывает места за столом"
     )
     shots(maria, artifacts, "locked")
     menu(ivan.page, "Открыть места")
@@ -85,7 +85,7 @@ def test_the_hosts_menu_seen_by_the_other_players(crowd: Crowd, artifacts: Path)
     form.locator("input[name=ante]").fill("20")
     form.locator("button[type=submit]").click()
     expect(maria.page.locator("#chat-list .host-line").last).to_have_text(
-        f"{ivan.name} изменил правила: анте 20 ₽"
+        f"{ivan.name} меняет правила: анте 20 ₽"
     )
     expect(maria.page.locator("#history-panel #host-log")).to_contain_text("анте 20 ₽")
     expect(ivan.page.locator("#host-panel input[name=ante]")).to_have_value("20")
@@ -95,7 +95,7 @@ def test_the_hosts_menu_seen_by_the_other_players(crowd: Crowd, artifacts: Path)
 
     # Mute Мария's microphone: she is told, asks to speak; Иван sees it and unmutes her.
     menu(ivan.page, "Выключить микрофон", row=maria.name)
-    expect(status).to_contain_text("Ведущий выключил вам микрофон за этим столом.")
+    expect(status).to_contain_text("Ведущий выключает вам микрофон за этим столом.")
     shots(maria, artifacts, "muted")
     status.locator("button", has_text="Попросить слова").click()
     expect(status).to_contain_text("Вы попросили слова")
@@ -106,18 +106,18 @@ def test_the_hosts_menu_seen_by_the_other_players(crowd: Crowd, artifacts: Path)
     menu(ivan.page, "Включить микрофон", row=maria.name)
     expect(status).to_be_hidden()
     expect(maria.page.locator("#chat-list .host-line").last).to_have_text(
-        f"{ivan.name} включил микрофон: {maria.name}"
+        f"{ivan.name} включает микрофон: {maria.name}"
     )
 
     # Stand Ёж up: he reads who did it, with «Сесть за стол»; Мария sees his seat go.
     menu(ivan.page, "Поднять", row=yozh.name)
     expect(yozh.page.locator("#actions .note")).to_contain_text(
-        f"{ivan.name}, хозяин стола, поднял вас из-за стола"
+        f"{ivan.name}, хозяин стола, поднимает вас из-за стола"
     )
     expect(yozh.bar("Сесть за стол")).to_have_count(1)
     expect(maria.page.locator(f'.seat[data-seat="{yozh.name}"]')).to_have_count(0)
     expect(maria.page.locator("#chat-list .host-line").last).to_have_text(
-        f"{ivan.name} поднял из-за стола: {yozh.name}"
+        f"{ivan.name} поднимает из-за стола: {yozh.name}"
     )
     shots(yozh, artifacts, "stood")
 
@@ -128,13 +128,13 @@ def test_the_hosts_menu_seen_by_the_other_players(crowd: Crowd, artifacts: Path)
         [
             f"{ivan.name} ставит игру на паузу после раздачи",
             f"{ivan.name} продолжает игру",
-            f"{ivan.name} закрыл места за столом",
-            f"{ivan.name} открыл места за столом",
-            f"{ivan.name} изменил правила: анте 20 ₽",
-            f"{ivan.name} выключил микрофон: {maria.name}",
+            f"{ivan.name} закрывает места за столом",
+            f"{ivan.name} открывает места за столом",
+            f"{ivan.name} меняет правила: анте 20 ₽",
+            f"{ivan.name} выключает микрофон: {maria.name}",
             f"{maria.name} просит слова",
-            f"{ivan.name} включил микрофон: {maria.name}",
-            f"{ivan.name} поднял из-за стола: {yozh.name}",
+            f"{ivan.name} включает микрофон: {maria.name}",
+            f"{ivan.name} поднимает из-за стола: {yozh.name}",
         ]
     )
     expect(maria.page.locator("#history-panel #host-log li")).to_have_count(9)

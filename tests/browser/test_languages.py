@@ -68,8 +68,9 @@ VISIBLE_TEXT = """() => {
 
 
 # A lobby row's stakes, each amount with its unit.
-STAKES_EN = re.compile(r"^ante \d+\s₽, buy-in \d+–\d+\s₽$")
-STAKES_RU = re.compile(r"^анте \d+\s₽, бай-ин \d+–\d+\s₽$")
+SUM = r"\d{1,3}(?:\s\d{3})*"  # «1 000»: `money`'s thousands apart
+STAKES_EN = re.compile(rf"^ante {SUM}\s₽, buy-in {SUM}–{SUM}\s₽$")
+STAKES_RU = re.compile(rf"^анте {SUM}\s₽, бай-ин {SUM}–{SUM}\s₽$")
 
 
 def choose_language(page: Page, base: str, label: str) -> None:

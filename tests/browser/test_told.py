@@ -132,9 +132,9 @@ def test_a_grant_reaches_the_open_table_page_without_a_reload(
     lobby = maria.context.new_page()
     lobby.goto(web.url + "/")
     shown = lobby.locator("#balance b")
-    expect(shown).to_have_text(re.compile(r"^450 ₽$"))
+    expect(shown).to_have_text(re.compile(r"^450\s₽$"))
     grant(web, maria.name, 1000)
     lobby.evaluate("() => window.dispatchEvent(new Event('focus'))")
-    expect(shown).to_have_text(re.compile(r"^1\s450 ₽$"))
+    expect(shown).to_have_text(re.compile(r"^1\s450\s₽$"))
     for p in (host, maria):
         assert p.errors == [], (p.name, p.errors)

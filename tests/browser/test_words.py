@@ -142,3 +142,45 @@ def test_a_tie_in_a_svara_says_the_next_svara(web: Server, chromium: Browser) ->
     for out in drawn:
         said = [line for line in out["lines"] if words[out["lang"]] in line]
         assert len(said) == 2, out["lines"]  # the history's line and the banner's detail
+
+
+SENTENCES = """async (lang) => {
+  const { bannerFor, eventText } = await import("/static/js/render.js");
+  const { askLine } = await import("/static/js/asks.js");
+  const { hostLine } = await import("/static/js/host.js");
+  const { money, translator } = await import("/static/js/i18n.js");
+  const t = translator(lang);
+  const award = { kind: "award", player: "Ёж", amount: 3005 };
+  return [
+    bannerFor(award, t, { game: "classic", players: [], events: [award] }).text,
+    eventText("classic", award, t),
+    eventText("classic", { kind: "ante", amount: 1000 }, t),
+    askLine(t, { name: "Мария", amount: 1000 }),
+    t("asks.approved", { by: "Иван", amount: money(1000) }),  // as asks.js fills it
+    hostLine({ kind: "host", do: "bots_fill", player: "Иван" }, t),
+    hostLine({ kind: "host", do: "rules", player: "Иван", rules: { ante: 2000 } }, t),
+  ];
+}"""
+
+
+def test_amounts_and_a_players_deeds_in_the_pages_words(web: Server, chromium: Browser) -> None:
+    """docs/i18n.md: every amount a sentence says is `money` («3 005 ₽» as the felt's
+    «+3 005 ₽», not «3005 ₽»), and what a player or the host does is said in no gendered past
+    («Иван сажает ботов», not «посадил»)."""
+    page = chromium.new_page()
+    page.goto(web.url + "/install")
+    said = {lang: page.evaluate(SENTENCES, lang) for lang in LANGS}
+    page.close()
+    nb = "\u00a0"  # `money`'s thousands apart (ru-RU), «₽» after a space
+    assert said["ru"] == [
+        f"Ёж забирает 3{nb}005 ₽",
+        f"Ёж забирает 3{nb}005 ₽",
+        f"анте 1{nb}000 ₽",
+        f"Мария просит 1{nb}000 ₽",
+        f"Вам зачислено 1{nb}000 ₽ (Иван)",
+        "Иван сажает ботов",
+        f"Иван меняет правила: анте 2{nb}000 ₽",
+    ]
+    for lang in ("en", "bg"):
+        assert all(re.search(r"\d{4}", line) is None for line in said[lang]), said[lang]
+        assert f"3{nb}005 ₽" in said[lang][0] and f"1{nb}000 ₽" in said[lang][3], said[lang]

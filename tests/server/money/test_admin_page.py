@@ -103,3 +103,35 @@ def test_closing_a_table_from_the_page_ends_it_for_everyone(server: Server) -> N
     shown = admin(server, "balance", "show", name)
     assert shown["balance"] == 1000 and shown["stacks"] == {}
     assert books(server).ok
+
+
+def test_every_amount_on_the_page_is_written_as_money(server: Server) -> None:
+    """docs/i18n.md, «Amounts carry their unit»: a balance, the house, a grant, a request
+    and its approval are «5 000 ₽» (app/i18n.py `money`), never «5000 ₽»."""
+    host = _host(server)
+    name = unique_name("Мария")
+    maria = Browser(server.url)
+    maria.register(name)
+    nb = "\u00a0"
+    done = host.post_form(
+        "/admin/grant", {"name": name, "amount": "5000", "reason": "вечер"}, "/admin"
+    )
+    assert done.status_code == 302
+    page = host.http.get(server.url + "/admin", timeout=WAIT).text
+    assert f"«{name}»: +5{nb}000{nb}₽, на счёте теперь 5{nb}000{nb}₽" in page
+    assert f'<td class="account-balance">5{nb}000{nb}₽</td>' in page
+    assert re.search(f"В кассе [\\d{nb}]+{nb}₽; у ботов на руках [\\d{nb}]+{nb}₽", page)
+    client = maria.socket()
+    try:
+        asked = client.call("money:ask", {"amount": 1000})
+        assert asked["ok"] is True, asked
+        page = host.http.get(server.url + "/admin", timeout=WAIT).text
+        assert f"{name} просит 1{nb}000{nb}₽" in page
+        path = f"/admin/requests/{asked['request']['id']}"
+        assert host.post_form(path, {"approve": "1"}, "/admin").status_code == 302
+    finally:
+        client.close()
+    page = host.http.get(server.url + "/admin", timeout=WAIT).text
+    assert f"«{name}» получает 1{nb}000{nb}₽ по своей просьбе" in page
+    assert f'<td class="account-balance">6{nb}000{nb}₽</td>' in page
+    assert re.search(r"\d{4}\s*₽", page) is None
