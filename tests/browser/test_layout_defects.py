@@ -307,3 +307,73 @@ def test_the_queue_line_keeps_between_the_seats(
     covered = sorted({m["text"] for m in legend for c in cards if meet(m, c)})
     assert covered == [], f"{lang}: the legend's {covered} lie on shown cards"
     assert problems(page) == []
+
+
+# --- the shuffle mark and the host's pill, over the seats, the panels and the dialogs ----------
+MARKS = """async ([lang, view]) => {
+  const { translator, translatePage } = await import("/static/js/i18n.js");
+  const t = translator(lang);
+  translatePage(document, lang);
+  const mark = document.querySelector("#fair-mark");
+  mark.hidden = false;
+  mark.className = "fair-mark pending";
+  mark.textContent = t("fair.pending");
+  const status = document.querySelector("#host-status");
+  status.hidden = false;
+  status.innerHTML = `<b class="host-pill paused">${t("host.paused_after")}</b>`;
+  const bar = document.querySelector("#actions").offsetHeight;
+  document.body.style.setProperty("--bar-h", `${bar}px`);
+  for (const el of document.querySelectorAll(".panel, #buy-in")) el.hidden = true;
+  const open = view === "buyin" ? "#buy-in" : `#${view}-panel`;
+  if (view !== "felt") document.querySelector(open).hidden = false;
+}"""
+
+
+def evening_of_bots(between: bool) -> dict[str, Any]:
+    """svara32 at six seats with three bots: a hand in play at five (the free seat left out),
+    or between hands with the free seat shown («Свободно»)."""
+    names = [NAMES[0], "Бот Зина", BOT, "Ёж", "Бот Вася"]
+    if between:
+        state = showdown_state("svara32", 5, me=names[0], names=names)
+        state |= {"phase": "waiting", "between": [{"do": "ready"}, {"do": "skip"}]}
+    else:
+        state = playing_state("svara32", 5, NAMES[0])
+        renamed = dict(zip(NAMES[:5], names, strict=True))
+        for p in state["view"]["players"]:
+            p["name"] = renamed[p["name"]]
+        for seat in state["seats"]:
+            seat["name"] = renamed[seat["name"]]
+        state["view"]["dealer"] = names[1]
+        state["view"]["events"][0]["players"] = names
+        state["view"]["awaiting"] = [names[3]]
+        state["view"]["legal"] = []
+        state["deadlines"] = {names[3]: {"at": time.time() * 1000 + 20_000, "total": 30_000}}
+    for seat in state["seats"]:
+        if seat["name"].startswith("Бот"):
+            seat |= {"bot": True, "avatar": "bear"}
+    state["seats"].insert(2, None)
+    state["table"]["seats"] = 6
+    return state
+
+
+@pytest.mark.parametrize("size", SIZES, ids=[f"{w}" for w, _ in SIZES])
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("view", ["felt", "history", "chat", "buyin"])
+def test_the_shuffle_mark_and_the_hosts_pill_cover_nothing(
+    felt: Callable[[dict[str, int]], Page],
+    artifacts: Path,
+    view: str,
+    lang: str,
+    size: tuple[int, int],
+) -> None:
+    """«⏳ Тасовка: после игры» and «Пауза после этой раздачи» lie where no seat is, under the
+    history and the chat, under the buy-in dialog: in play (the free seat left out) and
+    between hands («Свободно» at the top right of a phone). The layout check tells a mark
+    over a seat, a panel or a dialog (tests/browser/layout_check.js)."""
+    page = at(felt, size)
+    for between in (False, True):
+        draw(page, evening_of_bots(between), lang)
+        page.evaluate(MARKS, [lang, view])
+        shot = f"defect-marks-{lang}-{view}-{'between' if between else 'play'}"
+        page.screenshot(path=str(artifacts / f"{shot}-{size[0]}x{size[1]}.png"))
+        assert problems(page) == [], f"{lang} {view} between={between}"
