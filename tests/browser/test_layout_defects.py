@@ -377,3 +377,59 @@ def test_the_shuffle_mark_and_the_hosts_pill_cover_nothing(
         shot = f"defect-marks-{lang}-{view}-{'between' if between else 'play'}"
         page.screenshot(path=str(artifacts / f"{shot}-{size[0]}x{size[1]}.png"))
         assert problems(page) == [], f"{lang} {view} between={between}"
+
+
+# --- the last three decisions in the centre: what was bet, read whole ---------------------------
+def bots_raised(lang: str) -> dict[str, Any]:
+    """svara32 at five, the viewer's turn after the bots' big decisions: «Бот Зина: ВДИГАМ
+    500 · 450 ₽», «Бот Петрович: ПЛАЩАМ 1130 · 630 ₽» (in Bulgarian, the longest words)."""
+    state = evening_of_bots(False)
+    view = state["view"]
+    me = NAMES[0]
+    view |= {"awaiting": [me], "pot": 2300, "level": 1130}
+    view["legal"] = [{"do": "fold"}, {"do": "call", "to": 1130, "price": 1120}]
+    state["deadlines"] = {me: {"at": time.time() * 1000 + 20_000, "total": 30_000}}
+    return decided(
+        state,
+        {"kind": "raise", "player": "Бот Зина", "to": 500, "amount": 450},
+        {"kind": "raise", "player": "Ёж", "to": 1130, "amount": 1120},
+        {"kind": "call", "player": BOT, "to": 1130, "amount": 630},
+    )
+
+
+# Whether the end of each line of the last three (its amount) is in sight: not past the edge
+# of anything that clips it, nor under its ellipsis.
+LAST3_ENDS = """() => [...document.querySelectorAll(".last3 li")].map((li) => {
+  const texts = document.createTreeWalker(li, NodeFilter.SHOW_TEXT);
+  let last = null;
+  for (let n = texts.nextNode(); n; n = texts.nextNode()) if (n.data.trim()) last = n;
+  const end = last.data.trimEnd().length;
+  const range = document.createRange();
+  range.setStart(last, end - 1);
+  range.setEnd(last, end);
+  const c = range.getBoundingClientRect();
+  let whole = true;
+  for (let a = last.parentElement; a && a !== document.body; a = a.parentElement) {
+    if (getComputedStyle(a).overflowX === "visible") continue;
+    const b = a.getBoundingClientRect();
+    if (c.right > b.right + 1 || c.left < b.left - 1) whole = false;
+  }
+  return { text: li.textContent, whole };
+})"""
+
+
+@pytest.mark.parametrize("size", SIZES, ids=[f"{w}" for w, _ in SIZES])
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_last_three_say_what_was_bet(
+    felt: Callable[[dict[str, int]], Page], artifacts: Path, lang: str, size: tuple[int, int]
+) -> None:
+    """The centre's last three decisions are never cut in their amounts («ВДИГАМ 50…» for
+    «ВДИГАМ 500 · 450 ₽»): the amount is read whole, a long name may give way."""
+    page = at(felt, size)
+    draw(page, bots_raised(lang), lang)
+    page.screenshot(path=str(artifacts / f"defect-last3-{lang}-{size[0]}x{size[1]}.png"))
+    lines = page.evaluate(LAST3_ENDS)
+    assert len(lines) == 3, lines
+    cut = [line["text"] for line in lines if not line["whole"]]
+    assert cut == [], f"{lang}: amounts cut in {cut}"
+    assert problems(page) == []
