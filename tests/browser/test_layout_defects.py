@@ -433,3 +433,42 @@ def test_the_last_three_say_what_was_bet(
     cut = [line["text"] for line in lines if not line["whole"]]
     assert cut == [], f"{lang}: amounts cut in {cut}"
     assert problems(page) == []
+
+
+# --- the Svara entry: the «СВАРА!» banner and the dialog -----------------------------------------
+def svara_offered() -> tuple[dict[str, Any], dict[str, Any]]:
+    """svara32 at five: two bots tied, the viewer is offered to enter the Svara (B-5.2) while
+    the banner «СВАРА!» says who tied."""
+    state = evening_of_bots(False)
+    view = state["view"]
+    me = NAMES[0]
+    tied = ["Бот Зина", "Ёж"]
+    event = {"kind": "svara", "round": 1, "players": tied, "tied": tied}
+    view |= {"phase": "svara", "awaiting": [me], "pot": 300, "level": None}
+    view["legal"] = [{"do": "join", "price": 150}, {"do": "skip"}]
+    view["events"] = [*view["events"], event]
+    state["deadlines"] = {me: {"at": time.time() * 1000 + 20_000, "total": 30_000}}
+    return state, event
+
+
+@pytest.mark.parametrize("size", SIZES, ids=[f"{w}" for w, _ in SIZES])
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_svara_banner_is_whole_or_gone_beside_its_dialog(
+    felt: Callable[[dict[str, int]], Page], artifacts: Path, lang: str, size: tuple[int, int]
+) -> None:
+    """While the entry dialog is open, the «СВАРА!» banner shows whole, clear of the dialog,
+    or not at all: never its top edge with half-cut letters above the dialog."""
+    page = at(felt, size)
+    state, event = svara_offered()
+    draw(page, state, lang, event)
+    page.screenshot(path=str(artifacts / f"defect-svara-entry-{lang}-{size[0]}x{size[1]}.png"))
+    (dialog,) = boxes(page, "#dialog .dialog")
+    banner = page.locator("#felt .banner")
+    assert banner.count() == 1
+    shown = banner.evaluate(
+        "el => el.checkVisibility({ opacityProperty: true, visibilityProperty: true })"
+    )
+    if shown:
+        (box,) = boxes(page, "#felt .banner")
+        assert not meet(box, dialog), f"{lang}: the banner {box} under the dialog {dialog}"
+    assert problems(page) == []
