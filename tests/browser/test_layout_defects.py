@@ -10,7 +10,12 @@ its own fault before the whole page is given to the layout check (tests/browser/
   «22 · две чела», «+1 020 ₽», «готов») pushing its shown cards down onto the countdown («29»)
   of the seat under it in the phone's column;
 - the queue's line in the centre at 360×740 in Bulgarian («На опашка: 1 · вие сте 1-и») running
-  under the side seats' plates and shown cards, and the marks' legend on the bottom seat's.
+  under the side seats' plates and shown cards, and the marks' legend on the bottom seat's;
+- the shuffle mark («⏳ Тасовка: после игры») and the host's «Пауза после этой раздачи» over
+  the top seats, the buy-in's title, the history drawer and the chat;
+- the last three decisions in the centre cut in their amounts («Бот Зина: ВДИГАМ 50…»);
+- at a laptop, the «СВАРА!» banner's top edge sticking out above the Svara entry dialog;
+- on the hand's replay at 360 px, a player's three cards one under another.
 """
 
 from __future__ import annotations
@@ -22,9 +27,12 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import Page
+from playwright.sync_api import expect as pw_expect
 
+from .conftest import DESKTOP, PHONE, Crowd, Table
 from .felt import NAMES, draw, playing_state, showdown_state
 from .layout import problems, still
+from .test_last_hand import _hands
 
 PHONES = [(360, 740), (390, 844), (412, 915)]
 LANGS = ["ru", "en", "bg"]
@@ -472,3 +480,30 @@ def test_the_svara_banner_is_whole_or_gone_beside_its_dialog(
         (box,) = boxes(page, "#felt .banner")
         assert not meet(box, dialog), f"{lang}: the banner {box} under the dialog {dialog}"
     assert problems(page) == []
+
+
+# --- the hand's replay: a player's three cards side by side -------------------------------------
+def test_the_replay_keeps_a_players_cards_on_one_line(crowd: Crowd, artifacts: Path) -> None:
+    """/hands/<id> on a phone: each player's three cards lie side by side on one line (the
+    lobby's two-line rows put them one under another), at every size."""
+    ivan, maria = crowd.add(PHONE, "Иван"), crowd.add(DESKTOP, "Мария")
+    table = Table([ivan, maria], ivan.new_table("Повтор " + ivan.name, "classic", 2))
+    table.seat_everyone()
+    table.start()
+    table.do("Упал")
+    table.over()
+    (hand,) = _hands(crowd, table.id)
+    page = ivan.page
+    page.goto(f"{ivan.base}/hands/{hand}")
+    cards = page.locator("#step-players .replay-card")
+    pw_expect(cards).to_have_count(3)  # his own, as dealt; the other's folded unseen
+    for size in SIZES:
+        page.set_viewport_size({"width": size[0], "height": size[1]})
+        page.screenshot(path=str(artifacts / f"defect-replay-{size[0]}x{size[1]}.png"))
+        tops = page.eval_on_selector_all(
+            "#step-players tr",
+            """rows => rows.map((tr) => [...tr.querySelectorAll(".replay-card")]
+              .map((c) => Math.round(c.getBoundingClientRect().top)))""",
+        )
+        assert [len(set(row)) for row in tops if row] == [1], f"{size}: card tops {tops}"
+        assert problems(page) == [], size
