@@ -360,6 +360,15 @@ function seatHtml(seat, pos, k, state, ctx, players, last) {
   );
 }
 
+/** A line of the centre's log: who («Бот Петрович:») and what he did («ПЛАЩАМ 1130 · 630 ₽»),
+ * each kept whole on a line of its own where both do not fit; a name too long for the line
+ * gives way with «…», what was bet never does (table.css «.last3»). */
+function logLine(text, player) {
+  const head = player ? `${player}: ` : "";
+  if (!head || !text.startsWith(head)) return `<span class="what">${esc(text)}</span>`;
+  return `<span class="who">${esc(player)}:</span> <span class="what">${esc(text.slice(head.length))}</span>`;
+}
+
 /** The oval: seats, the centre (pot, level, banner, last three decisions). */
 export function renderFelt(state, ctx) {
   const { t } = ctx;
@@ -374,7 +383,7 @@ export function renderFelt(state, ctx) {
   const players = playersByName(view);
   const lastBy = lastWords(view, t);
   state = { ...state, won: outcome(view) };
-  const last3 = decisions(view).slice(-3).map((e) => `<li>${esc(eventText(view.game, e, t))}</li>`).join("");
+  const last3 = decisions(view).slice(-3).map((e) => `<li>${logLine(eventText(view.game, e, t), e.player)}</li>`).join("");
   const seatHtmls = seats.map((s, k) => seatHtml(s, pos[k], k, state, ctx, players, s && lastBy.get(s.name))).join("");
   // The queue (C-1.2) is said in the centre, under the pot: a corner of the felt is a seat's.
   // On a phone its two parts may go on two lines, between the columns of seats (table.css).

@@ -121,6 +121,22 @@
       }
     }
   }
+  // The page's marks (the shuffle check, the host's pause) cover no seat, panel or dialog: at
+  // a grid of points of their common box the topmost element is not the mark's.
+  for (const o of document.querySelectorAll(".fair-mark, .host-status")) {
+    if (!visible(o)) continue;
+    const a = o.getBoundingClientRect();
+    for (const u of document.querySelectorAll(".seat, .panel, .dialog, [role=dialog]")) {
+      if (!visible(u) || related(o, u)) continue;
+      const b = u.getBoundingClientRect();
+      const l = Math.max(a.left, b.left), r = Math.min(a.right, b.right);
+      const t = Math.max(a.top, b.top), bt = Math.min(a.bottom, b.bottom);
+      if (r - l < SLACK || bt - t < SLACK) continue;
+      const at = [0.1, 0.3, 0.5, 0.7, 0.9];
+      const over = at.some((fx) => at.some((fy) => o.contains(document.elementFromPoint(l + (r - l) * fx, t + (bt - t) * fy))));
+      if (over) found.push(`${name(o)} covers ${u.dataset.seat ? `the seat of «${u.dataset.seat}»` : name(u)}`);
+    }
+  }
   document.adoptedStyleSheets = document.adoptedStyleSheets.filter((x) => x !== sheet);
 
   // Overlap: two texts (or a text and a card's index) on the same layer meet.

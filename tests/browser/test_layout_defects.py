@@ -10,7 +10,12 @@ its own fault before the whole page is given to the layout check (tests/browser/
   «22 · две чела», «+1 020 ₽», «готов») pushing its shown cards down onto the countdown («29»)
   of the seat under it in the phone's column;
 - the queue's line in the centre at 360×740 in Bulgarian («На опашка: 1 · вие сте 1-и») running
-  under the side seats' plates and shown cards, and the marks' legend on the bottom seat's.
+  under the side seats' plates and shown cards, and the marks' legend on the bottom seat's;
+- the shuffle mark («⏳ Тасовка: после игры») and the host's «Пауза после этой раздачи» over
+  the top seats, the buy-in's title, the history drawer and the chat;
+- the last three decisions in the centre cut in their amounts («Бот Зина: ВДИГАМ 50…»);
+- at a laptop, the «СВАРА!» banner's top edge sticking out above the Svara entry dialog;
+- on the hand's replay at 360 px, a player's three cards one under another.
 """
 
 from __future__ import annotations
@@ -22,9 +27,12 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import Page
+from playwright.sync_api import expect as pw_expect
 
+from .conftest import DESKTOP, PHONE, Crowd, Table
 from .felt import NAMES, draw, playing_state, showdown_state
 from .layout import problems, still
+from .test_last_hand import _hands
 
 PHONES = [(360, 740), (390, 844), (412, 915)]
 LANGS = ["ru", "en", "bg"]
@@ -307,3 +315,195 @@ def test_the_queue_line_keeps_between_the_seats(
     covered = sorted({m["text"] for m in legend for c in cards if meet(m, c)})
     assert covered == [], f"{lang}: the legend's {covered} lie on shown cards"
     assert problems(page) == []
+
+
+# --- the shuffle mark and the host's pill, over the seats, the panels and the dialogs ----------
+MARKS = """async ([lang, view]) => {
+  const { translator, translatePage } = await import("/static/js/i18n.js");
+  const t = translator(lang);
+  translatePage(document, lang);
+  const mark = document.querySelector("#fair-mark");
+  mark.hidden = false;
+  mark.className = "fair-mark pending";
+  mark.textContent = t("fair.pending");
+  const status = document.querySelector("#host-status");
+  status.hidden = false;
+  status.innerHTML = `<b class="host-pill paused">${t("host.paused_after")}</b>`;
+  const bar = document.querySelector("#actions").offsetHeight;
+  document.body.style.setProperty("--bar-h", `${bar}px`);
+  for (const el of document.querySelectorAll(".panel, #buy-in")) el.hidden = true;
+  const open = view === "buyin" ? "#buy-in" : `#${view}-panel`;
+  if (view !== "felt") document.querySelector(open).hidden = false;
+}"""
+
+
+def evening_of_bots(between: bool) -> dict[str, Any]:
+    """svara32 at six seats with three bots: a hand in play at five (the free seat left out),
+    or between hands with the free seat shown («Свободно»)."""
+    names = [NAMES[0], "Бот Зина", BOT, "Ёж", "Бот Вася"]
+    if between:
+        state = showdown_state("svara32", 5, me=names[0], names=names)
+        state |= {"phase": "waiting", "between": [{"do": "ready"}, {"do": "skip"}]}
+    else:
+        state = playing_state("svara32", 5, NAMES[0])
+        renamed = dict(zip(NAMES[:5], names, strict=True))
+        for p in state["view"]["players"]:
+            p["name"] = renamed[p["name"]]
+        for seat in state["seats"]:
+            seat["name"] = renamed[seat["name"]]
+        state["view"]["dealer"] = names[1]
+        state["view"]["events"][0]["players"] = names
+        state["view"]["awaiting"] = [names[3]]
+        state["view"]["legal"] = []
+        state["deadlines"] = {names[3]: {"at": time.time() * 1000 + 20_000, "total": 30_000}}
+    for seat in state["seats"]:
+        if seat["name"].startswith("Бот"):
+            seat |= {"bot": True, "avatar": "bear"}
+    state["seats"].insert(2, None)
+    state["table"]["seats"] = 6
+    return state
+
+
+@pytest.mark.parametrize("size", SIZES, ids=[f"{w}" for w, _ in SIZES])
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("view", ["felt", "history", "chat", "buyin"])
+def test_the_shuffle_mark_and_the_hosts_pill_cover_nothing(
+    felt: Callable[[dict[str, int]], Page],
+    artifacts: Path,
+    view: str,
+    lang: str,
+    size: tuple[int, int],
+) -> None:
+    """«⏳ Тасовка: после игры» and «Пауза после этой раздачи» lie where no seat is, under the
+    history and the chat, under the buy-in dialog: in play (the free seat left out) and
+    between hands («Свободно» at the top right of a phone). The layout check tells a mark
+    over a seat, a panel or a dialog (tests/browser/layout_check.js)."""
+    page = at(felt, size)
+    for between in (False, True):
+        draw(page, evening_of_bots(between), lang)
+        page.evaluate(MARKS, [lang, view])
+        shot = f"defect-marks-{lang}-{view}-{'between' if between else 'play'}"
+        page.screenshot(path=str(artifacts / f"{shot}-{size[0]}x{size[1]}.png"))
+        assert problems(page) == [], f"{lang} {view} between={between}"
+
+
+# --- the last three decisions in the centre: what was bet, read whole ---------------------------
+def bots_raised(lang: str) -> dict[str, Any]:
+    """svara32 at five, the viewer's turn after the bots' big decisions: «Бот Зина: ВДИГАМ
+    500 · 450 ₽», «Бот Петрович: ПЛАЩАМ 1130 · 630 ₽» (in Bulgarian, the longest words)."""
+    state = evening_of_bots(False)
+    view = state["view"]
+    me = NAMES[0]
+    view |= {"awaiting": [me], "pot": 2300, "level": 1130}
+    view["legal"] = [{"do": "fold"}, {"do": "call", "to": 1130, "price": 1120}]
+    state["deadlines"] = {me: {"at": time.time() * 1000 + 20_000, "total": 30_000}}
+    return decided(
+        state,
+        {"kind": "raise", "player": "Бот Зина", "to": 500, "amount": 450},
+        {"kind": "raise", "player": "Ёж", "to": 1130, "amount": 1120},
+        {"kind": "call", "player": BOT, "to": 1130, "amount": 630},
+    )
+
+
+# Whether the end of each line of the last three (its amount) is in sight: not past the edge
+# of anything that clips it, nor under its ellipsis.
+LAST3_ENDS = """() => [...document.querySelectorAll(".last3 li")].map((li) => {
+  const texts = document.createTreeWalker(li, NodeFilter.SHOW_TEXT);
+  let last = null;
+  for (let n = texts.nextNode(); n; n = texts.nextNode()) if (n.data.trim()) last = n;
+  const end = last.data.trimEnd().length;
+  const range = document.createRange();
+  range.setStart(last, end - 1);
+  range.setEnd(last, end);
+  const c = range.getBoundingClientRect();
+  let whole = true;
+  for (let a = last.parentElement; a && a !== document.body; a = a.parentElement) {
+    if (getComputedStyle(a).overflowX === "visible") continue;
+    const b = a.getBoundingClientRect();
+    if (c.right > b.right + 1 || c.left < b.left - 1) whole = false;
+  }
+  return { text: li.textContent, whole };
+})"""
+
+
+@pytest.mark.parametrize("size", SIZES, ids=[f"{w}" for w, _ in SIZES])
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_last_three_say_what_was_bet(
+    felt: Callable[[dict[str, int]], Page], artifacts: Path, lang: str, size: tuple[int, int]
+) -> None:
+    """The centre's last three decisions are never cut in their amounts («ВДИГАМ 50…» for
+    «ВДИГАМ 500 · 450 ₽»): the amount is read whole, a long name may give way."""
+    page = at(felt, size)
+    draw(page, bots_raised(lang), lang)
+    page.screenshot(path=str(artifacts / f"defect-last3-{lang}-{size[0]}x{size[1]}.png"))
+    lines = page.evaluate(LAST3_ENDS)
+    assert len(lines) == 3, lines
+    cut = [line["text"] for line in lines if not line["whole"]]
+    assert cut == [], f"{lang}: amounts cut in {cut}"
+    assert problems(page) == []
+
+
+# --- the Svara entry: the «СВАРА!» banner and the dialog -----------------------------------------
+def svara_offered() -> tuple[dict[str, Any], dict[str, Any]]:
+    """svara32 at five: two bots tied, the viewer is offered to enter the Svara (B-5.2) while
+    the banner «СВАРА!» says who tied."""
+    state = evening_of_bots(False)
+    view = state["view"]
+    me = NAMES[0]
+    tied = ["Бот Зина", "Ёж"]
+    event = {"kind": "svara", "round": 1, "players": tied, "tied": tied}
+    view |= {"phase": "svara", "awaiting": [me], "pot": 300, "level": None}
+    view["legal"] = [{"do": "join", "price": 150}, {"do": "skip"}]
+    view["events"] = [*view["events"], event]
+    state["deadlines"] = {me: {"at": time.time() * 1000 + 20_000, "total": 30_000}}
+    return state, event
+
+
+@pytest.mark.parametrize("size", SIZES, ids=[f"{w}" for w, _ in SIZES])
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_svara_banner_is_whole_or_gone_beside_its_dialog(
+    felt: Callable[[dict[str, int]], Page], artifacts: Path, lang: str, size: tuple[int, int]
+) -> None:
+    """While the entry dialog is open, the «СВАРА!» banner shows whole, clear of the dialog,
+    or not at all: never its top edge with half-cut letters above the dialog."""
+    page = at(felt, size)
+    state, event = svara_offered()
+    draw(page, state, lang, event)
+    page.screenshot(path=str(artifacts / f"defect-svara-entry-{lang}-{size[0]}x{size[1]}.png"))
+    (dialog,) = boxes(page, "#dialog .dialog")
+    banner = page.locator("#felt .banner")
+    assert banner.count() == 1
+    shown = banner.evaluate(
+        "el => el.checkVisibility({ opacityProperty: true, visibilityProperty: true })"
+    )
+    if shown:
+        (box,) = boxes(page, "#felt .banner")
+        assert not meet(box, dialog), f"{lang}: the banner {box} under the dialog {dialog}"
+    assert problems(page) == []
+
+
+# --- the hand's replay: a player's three cards side by side -------------------------------------
+def test_the_replay_keeps_a_players_cards_on_one_line(crowd: Crowd, artifacts: Path) -> None:
+    """/hands/<id> on a phone: each player's three cards lie side by side on one line (the
+    lobby's two-line rows put them one under another), at every size."""
+    ivan, maria = crowd.add(PHONE, "Иван"), crowd.add(DESKTOP, "Мария")
+    table = Table([ivan, maria], ivan.new_table("Повтор " + ivan.name, "classic", 2))
+    table.seat_everyone()
+    table.start()
+    table.do("Упал")
+    table.over()
+    (hand,) = _hands(crowd, table.id)
+    page = ivan.page
+    page.goto(f"{ivan.base}/hands/{hand}")
+    cards = page.locator("#step-players .replay-card")
+    pw_expect(cards).to_have_count(3)  # his own, as dealt; the other's folded unseen
+    for size in SIZES:
+        page.set_viewport_size({"width": size[0], "height": size[1]})
+        page.screenshot(path=str(artifacts / f"defect-replay-{size[0]}x{size[1]}.png"))
+        tops = page.eval_on_selector_all(
+            "#step-players tr",
+            """rows => rows.map((tr) => [...tr.querySelectorAll(".replay-card")]
+              .map((c) => Math.round(c.getBoundingClientRect().top)))""",
+        )
+        assert [len(set(row)) for row in tops if row] == [1], f"{size}: card tops {tops}"
+        assert problems(page) == [], size
