@@ -208,6 +208,11 @@ def shots(player: Player, artifacts: Path, name: str) -> None:
     player.page.set_viewport_size(PHONE)
 
 
+#: Where a cell's words are drawn (a range around its text: a cell may be wider than them).
+HEAD_TEXT_BOX = """(el) => { const r = document.createRange(); r.selectNodeContents(el);
+  const b = r.getBoundingClientRect(); return { left: b.left, right: b.right }; }"""
+
+
 def test_bulgarian_lobby_table_and_rules_survive_a_reload(crowd: Crowd, artifacts: Path) -> None:
     """Български chosen in the settings: the lobby, the practice table of the Bulgarian game
     (svara32, B-1.4) with its hand dealt, and the rules it links to speak Bulgarian — no
@@ -226,6 +231,13 @@ def test_bulgarian_lobby_table_and_rules_survive_a_reload(crowd: Crowd, artifact
         pw_expect(page.locator("#practice button")).to_have_text("Играй с Гари · Свара 32")
         pw_expect(page.locator(".site-nav button")).to_have_text("Изход")
         assert russian_left_in_bulgarian(page) == []
+        # The list's heads on a phone: «Места» and «Опашка» a column's gap apart, not read
+        # as one line of two words (they were 4 px apart, a space's width).
+        seats, queue = (
+            page.locator(f'.tables th[data-i18n="lobby.col_{c}"]').evaluate(HEAD_TEXT_BOX)
+            for c in ("seats", "queue")
+        )
+        assert seats["right"] + 8 <= queue["left"], (seats, queue)  # a space is ~4 px
         page.reload()
     shots(player, artifacts, "lobby-bg")
 
