@@ -41,7 +41,11 @@ def test_a_bulgarian_phone_reads_bulgarian_and_keeps_the_invite_through_the_sett
 
         phone.locator(".site-footer a", has_text="Настройки").click()
         expect(phone).to_have_url(re.compile(r"/settings\?next=(%2F|/)invite(%2F|/)"))
+        # The form bound (its saved language checked) before a choice: a click before that
+        # would be undone by the binding (test_languages' `choose_language`).
+        expect(phone.locator("input[name=lang][value=bg]:checked")).to_have_count(1)
         phone.locator(".settings-form .lang input[value=en]").check()
+        expect(phone.locator(".settings-form .saved")).to_be_visible()
         expect(phone.locator("html")).to_have_attribute("lang", "en")
         phone.locator(".site-nav a", has_text="Register").click()
         expect(phone.locator("#invited")).to_have_text("You are invited to the table «Петък»")
