@@ -128,6 +128,23 @@ def test_the_settings_page_keeps_a_local_next_for_the_way_in(server: Server) -> 
         carried = re.search(r'href="/register\?next=(%2F|/)invite(%2F|/)abc_DEF-1"', page.text)
         assert (carried is not None) is kept, target
         assert "evil.example" not in page.text
+    # «ЁжИк…», spelled as he writes himself, signs up from that link: on to the invite.
+    page = requests.get(f"{server.url}/settings", params={"next": "/invite/abc"}, timeout=WAIT)
+    link = re.search(r'href="(/register\?next=[^"]+)"', page.text)
+    assert link is not None
+    visitor = Browser(server.url)
+    token = visitor.csrf(link.group(1))
+    name = unique_name("ЁжИк")
+    signed = visitor.http.post(
+        server.url + link.group(1),
+        data={"name": name, "password": "s3cret-pass", "confirm": "s3cret-pass",
+              "csrf_token": token},
+        allow_redirects=False,
+        timeout=WAIT,
+    )  # fmt: skip
+    assert signed.status_code == 302, signed.text[-600:]
+    assert signed.headers["Location"] == "/invite/abc"
+    assert visitor.http.get(f"{server.url}/", timeout=WAIT).text.count(name) >= 1
     login = requests.get(f"{server.url}/login", params={"next": "/invite/abc"}, timeout=WAIT)
     assert re.search(r'href="/settings\?next=(%2F|/)invite(%2F|/)abc"', login.text)  # the footer's
 
