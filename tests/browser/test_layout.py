@@ -173,6 +173,14 @@ def seated_at(state: dict[str, Any], name: str) -> bool:
     return any(x and x["name"] == name for x in state["seats"])
 
 
+def broke(state: dict[str, Any], name: str) -> bool:
+    """Whether `name`'s seat no longer pays the ante (C-1.8, S-1.5): the bots do not answer
+    a gathering beside him (docs/rules.md, «Bots»)."""
+    return any(
+        x and x["name"] == name and x["money"] < state["info"]["ante"] for x in state["seats"]
+    )
+
+
 def messages(players: list[SocketPlayer]) -> Iterator[dict[str, Any]]:
     for p in players:
         p.drain()
@@ -412,8 +420,13 @@ class Recording:
         # A hand the bots end before the people speak, or one where a person is never the
         # third to decide: one more (the deal is the server's fair shuffle, not this rng).
         for _ in range(8):
-            for p in two:  # one who lost his stack to a bot was stood up (S-1.5): he buys in again
+            for p in two:  # one who lost his stack to a bot buys in again (S-1.5)
                 p.drain()
+                if seated_at(p.state, p.name) and broke(p.state, p.name):
+                    # svara32 stands him up only when the next gathering opens (docs/rules.md,
+                    # «No money, no seat»): he stands up himself, as the page offers him
+                    assert p.call("table:stand")["ok"], p.state["you"]
+                    p.until(lambda s, me=p.name: not seated_at(s, me))
                 if not seated_at(p.state, p.name):
                     assert p.call("table:sit", **stack)["ok"], p.state["you"]
                     p.until(lambda s, me=p.name: seated_at(s, me))
@@ -423,7 +436,7 @@ class Recording:
             two[0].until(
                 lambda s: (
                     any(x and x["bot"] and x.get("answer") for x in s["seats"])
-                    or not all(seated_at(s, p.name) for p in two)
+                    or not all(seated_at(s, p.name) and not broke(s, p.name) for p in two)
                 )
             )
             msgs = list(messages(two))
