@@ -1540,7 +1540,7 @@ const MINUS = "\u2212"; // a result's minus sign («−10 ₽»), not a hyphen
  * writes the same for the server's pages, with no-break spaces for their narrow columns). */
 export function money(n) {
   const v = Number(n);
-  return `${v < 0 ? MINUS : ""}${amount(v)} ₽`;
+  return `${v < 0 ? MINUS : ""}${amount(v)}\u00a0₽`; // never «₽» alone on the next line
 }
 
 /** «1 000»: an amount's number alone, for the first end of a range «200–1 000 ₽» (app/i18n.py

@@ -25,12 +25,12 @@ def test_the_showdown_shows_the_winner_and_his_hand(felt: Any, artifacts: Path) 
     award = state["view"]["events"][-1]
     draw(page, state, banner=award)
     banner = page.locator(".banner.win")
-    assert banner.locator(".banner-text").inner_text() == f"{NAMES[0]} забирает 90 ₽"
+    assert banner.locator(".banner-text").inner_text() == f"{NAMES[0]} забирает 90\u00a0₽"
     assert banner.locator(".banner-cards .card.up").count() == 3
     assert banner.locator(".banner-detail").inner_text() == "31"
     assert page.locator(".seat.winner").count() == 1
     winner = page.locator(f'.seat.winner[data-seat="{NAMES[0]}"]')
-    assert winner.locator(".mark.won").inner_text() == "+90 ₽"
+    assert winner.locator(".mark.won").inner_text() == "+90\u00a0₽"
     page.screenshot(path=str(artifacts / "felt-showdown-classic-360x740.png"))
     # The banner stays long enough to read: its animation runs five seconds.
     assert (
@@ -45,7 +45,7 @@ def test_the_showdown_shows_the_winner_and_his_hand(felt: Any, artifacts: Path) 
     assert page.locator(".banner.split .banner-text").inner_text() == "Игроки поделили банк"
     assert (
         page.locator(".banner.split .banner-detail").inner_text()
-        == f"{NAMES[0]} 45 ₽, {NAMES[1]} 45 ₽"
+        == f"{NAMES[0]} 45\u00a0₽, {NAMES[1]} 45\u00a0₽"
     )
     svara = {
         "kind": "svara",
@@ -58,7 +58,7 @@ def test_the_showdown_shows_the_winner_and_his_hand(felt: Any, artifacts: Path) 
     draw(page, showdown_state("classic", 3, me=NAMES[2]), banner=svara)
     assert page.locator(".banner.svara .banner-text").inner_text() == "СВАРА!"
     assert page.locator(".banner.svara .banner-detail").inner_text() == (
-        f"равные очки: {NAMES[0]}, {NAMES[1]} · Взнос 45 ₽"
+        f"равные очки: {NAMES[0]}, {NAMES[1]} · Взнос 45\u00a0₽"
     )
 
 
@@ -124,7 +124,7 @@ def test_dialogs_count_down_and_leave_ones_seat_in_sight(felt: Any, artifacts: P
             box(page, '#actions [data-table-do="dark"] .label'),
             box(page, '#actions [data-table-do="dark"] .price'),
         )
-        assert dark.text_content() == "Темнить · 15 ₽"
+        assert dark.text_content() == "Темнить · 15\u00a0₽"
         assert abs(label["y"] - price["y"]) < 6 and price["x"] > label["x"], (label, price)
 
         state = playing_state("classic", 4, me)
@@ -144,7 +144,7 @@ def test_between_hands_a_seat_shows_its_money_now(felt: Any) -> None:
     state["phase"] = "gathering"
     state["seats"][1]["balance"] = 500
     draw(page, state)
-    assert page.locator('.seat[data-seat="Ёж"] .balance').inner_text() == "500 ₽"
+    assert page.locator('.seat[data-seat="Ёж"] .balance').inner_text() == "500\u00a0₽"
     state["phase"] = "playing"
     draw(page, state)
-    assert page.locator('.seat[data-seat="Ёж"] .balance').inner_text() == "990 ₽"
+    assert page.locator('.seat[data-seat="Ёж"] .balance').inner_text() == "990\u00a0₽"

@@ -191,7 +191,7 @@ def test_a_bots_marks_between_hands_keep_off_its_cards(
     draw(page, bot_won_and_ready(n))
     page.screenshot(path=str(artifacts / f"defect-bot-marks-{n}-{size[0]}x{size[1]}.png"))
     marks = [m for m in boxes(page, ".seat .mark") if m["seat"] == BOT]
-    assert {"бот", "+20 ₽", "готов"} <= {m["text"] for m in marks}, marks
+    assert {"бот", "+20\u00a0₽", "готов"} <= {m["text"] for m in marks}, marks
     plate = [m for m in boxes(page, ".seat .plate span") if m["seat"] == BOT]
     cards = boxes(page, ".seat-cards .card.up")
     assert len([c for c in cards if c["seat"] == BOT]) == 3
@@ -266,7 +266,7 @@ def test_a_winning_bots_cards_keep_off_the_countdown_under_it(
         shot = f"defect-bot-won-{lang}-{upper}-{size[0]}x{size[1]}.png"
         page.screenshot(path=str(artifacts / shot))
         marks = {m["text"] for m in boxes(page, ".seat .mark") if m["seat"] == winner}
-        assert "+1\u00a0020 ₽" in marks, marks
+        assert "+1\u00a0020\u00a0₽" in marks, marks
         cards = [c for c in boxes(page, ".seat-cards .card.up") if c["seat"] == winner]
         assert len(cards) == 3
         others = [
