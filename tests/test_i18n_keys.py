@@ -133,6 +133,9 @@ PAST = re.compile(
 )
 #: A Bulgarian perfect («е дал», «е дала») says it too; the aorist («даде») does not.
 PERFECT_BG = re.compile(r"\b(?:е|са|сте)\s+[а-я]+л[аи]?\b")
+#: Words about a player with no placeholder: the marks his seat shows beside his name
+#: (render.js) and the note he reads when stood up by the host.
+WHAT_HE_DID = frozenset({"looked", "folded", "kicked"})
 #: English pronouns of a named player.
 PRONOUN_EN = re.compile(r"\b(?:he|she|his|her|him)\b", re.IGNORECASE)
 
@@ -140,13 +143,16 @@ PRONOUN_EN = re.compile(r"\b(?:he|she|his|her|him)\b", re.IGNORECASE)
 def test_no_sentence_about_a_player_says_his_gender() -> None:
     """«admin сажает ботов», «Мария получает 1 000 ₽ по своей просьбе»: a sentence whose
     subject is a player or the host is never in a gendered past («посадил», «получил»), in
-    any language (a name cannot tell the page whether to write «получил» or «получила»)."""
+    any language (a name cannot tell the page whether to write «получил» or «получила»);
+    nor a seat's mark or a player's state in a hand («Мария · пас», not «упал»)."""
     gendered = {"ru": PAST, "bg": PERFECT_BG, "en": PRONOUN_EN}
     found = [
         (lang, key, text)
         for lang, words in dictionaries().items()
         for key, text in words.items()
-        if PERSON.search(text) or key.startswith(("stood.", "log.")) or key == "kicked"
+        if PERSON.search(text)
+        or key.startswith(("stood.", "log.", "hand.state."))
+        or key in WHAT_HE_DID
         if gendered[lang].search(text)
     ]
     assert found == []

@@ -55,13 +55,13 @@ def test_shaha36_tap_to_look_bet_dark_and_showdown(people: list[Player], artifac
     anna.page.click("#chat-panel [data-close]")
 
     # Hand 1: everyone's cards start face down; a tap turns one card, and the others see
-    # «смотрел» on that seat (S-1.3 and its Decision).
+    # «смотрит» on that seat (S-1.3 and its Decision).
     for p in people:
         expect(p.page.locator(".my-cards .card.down")).to_have_count(3)
     table.tap_card(vera)
     expect(vera.page.locator(".my-cards .card.up")).to_have_count(1)
     expect(anna.page.locator(f'.seat[data-seat="{vera.name}"] .mark.looked')).to_have_text(
-        "смотрел"
+        "смотрит"
     )
     table.tap_card(vera)
     table.tap_card(vera)
