@@ -241,12 +241,11 @@ class BotSeats:
         if not self.serving:
             return
         busy = {b.person.id for t, b in list(self.bots.values()) if not self._practice(t)}
-        snaps = [live.snapshot() for live in self.tables.live()]
         busy |= {
-            m.person.id
-            for snap in snaps
-            if not snap.variant.rules.get("practice")  # B-1.4: chips, not money
-            for m in snap.members()
+            person
+            for live in self.tables.live()
+            if not live.practice  # B-1.4: chips, not money
+            for person in live.seated_ids()
         }
         with self.db.session() as s:
             for bot_id in sorted(bot_ids(s) - busy):

@@ -139,6 +139,12 @@ class LiveTable:
         """Seats taken and queue length, as the lobby lists them (C-1.2)."""
         return self.seating.occupancy()
 
+    def seated_ids(self) -> frozenset[int]:
+        """Who holds a seat here (user ids), read without the lock as `occupancy` is: the
+        bots' books ask it of every live table when one bot leaves, and a whole snapshot of
+        each (its views, its lock) grew with the tables."""
+        return frozenset(m.person.id for m in self.seating.members())
+
     @property
     def practice(self) -> bool:
         """B-1.4: a practice table plays chips, not money."""

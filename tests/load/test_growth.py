@@ -1,8 +1,8 @@
 """What grows faster than the players must not come back (docs/performance.md, «4,000
 players»): the work of one disconnect in the server's own Socket.IO client manager, at
 2,000 connected players against 500; the tables one disconnect visits, with 60 tables live;
-and the work of one «Готов» asking where else its players' money is, with 400 hands in play
-at other tables against 40, in one run.
+the work of one «Готов» asking where else its players' money is, with 400 hands in play
+at other tables against 40, in one run; and the tables a bot leaving reads whole (none).
 
 Counted, not timed: the rooms a disconnect visits (python-socketio walked every room of the
 namespace, and each player has one of his own) and the rooms it leaves. The manager is the
@@ -18,17 +18,22 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from flask import Flask
 
-from app import create_app
+from app import create_app, ledger
 from app.auth.presence import Player
+from app.auth.roster import BOT_HASH
+from app.bots import EXTENSION as BOTS
+from app.bots.seats import BotSeats
 from app.extensions import socketio
-from app.models import Database
+from app.models import Database, User, get_db
 from app.tables import EXTENSION as TABLES
 from app.tables import store as table_store
+from app.tables.model import Person
 from app.tables.registry import Tables
 from app.tables.runtime import LiveTable
 from app.tables.store import TableStore
-from tests.server.tables.test_table_seams import make_app, open_table, person
+from tests.server.tables.test_table_seams import balance, make_app, open_table, person
 from tests.server.tables.test_table_store import antes, doc, people, table
 
 SEATS = 8
@@ -154,3 +159,47 @@ def test_a_ready_answer_costs_the_same_with_400_hands_in_play_as_with_40(
     small, large = hands_read_per_answer(db, 40, "a"), hands_read_per_answer(db, 400, "b")
     assert small >= 1, small  # the one hand elsewhere is found by reading it
     assert large / small <= BOUND, (small, large)
+
+
+def bot(app: Flask, name: str, money: int) -> Person:
+    """A bot of the roster as its account is: no password opens it (app/auth/roster.py)."""
+    with app.app_context(), get_db().session() as s:
+        user = User(name=name, password_hash=BOT_HASH)
+        s.add(user)
+        s.flush()
+        assert user.id is not None
+        ledger.grant(s, user, money, "test")
+        return Person(user.id, name)
+
+
+def test_a_bot_leaving_snapshots_no_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """When a bot leaves, the house takes back what idle bots hold (`BotSeats.return_idle`).
+    To learn who sits where it made a whole snapshot of every live table (the hand's views,
+    under each table's lock): with 60 tables live it now makes none, and a bot seated at a
+    table still keeps his money while an idle one gives his back (docs/rules.md, «Bots»)."""
+    app = make_app(tmp_path)
+    made: list[int] = []
+    snapshot = LiveTable.snapshot
+
+    def counted(live: LiveTable, viewers: Any = ()) -> Any:
+        made.append(live.id)
+        return snapshot(live, viewers)
+
+    with app.app_context():
+        tables: Tables = app.extensions[TABLES]
+        ids = [open_table(app) for _ in range(60)]
+        seated, idle = bot(app, "Бот Толик", 500), bot(app, "Бот Люба", 300)
+        ivan = person(app, "Иван", 100)
+        live = tables.get(ids[30])
+        for sid, who in (("толик", seated), ("иван", ivan)):
+            live.join(sid, who, None)
+            assert live.sit(who, None, None)
+        for table_id in ids:
+            tables.get(table_id)
+        books: BotSeats = app.extensions[BOTS]
+        books.serving = True
+        monkeypatch.setattr(LiveTable, "snapshot", counted)
+        books.return_idle()
+        assert made == []
+        assert balance(app, seated) == 500 and balance(app, idle) == 0
+        assert balance(app, ivan) == 100
