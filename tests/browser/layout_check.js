@@ -74,14 +74,18 @@
       found.push(`${name(el)} is cut (scrollWidth ${el.scrollWidth} > ${el.clientWidth}) without an ellipsis`);
     }
     if (dotted) continue;
+    // What a scroller holds beyond its edge is scrolled to, not cut: a list up and down; a
+    // row made to scroll sideways (it snaps sideways: the phone's quick phrases) sideways.
+    const row = (s) => s.scrollSnapType.startsWith("x");
     for (const r of it.rects) {
-      if (r.l < -1 || r.r > vw + 1) found.push(`${name(el)} runs off the screen sideways`);
+      const sideways = clippers(el).some(([, s]) => row(s));
+      if (!sideways && (r.l < -1 || r.r > vw + 1)) found.push(`${name(el)} runs off the screen sideways`);
       const scrolls = clippers(el).some(([, s]) => s.overflowY === "auto" || s.overflowY === "scroll");
       const pageScrolls = document.documentElement.scrollHeight > vh + 1;
       if (!scrolls && !pageScrolls && (r.t < -1 || r.b > vh + 1)) found.push(`${name(el)} runs off the screen`);
       for (const [a, s] of clippers(el)) {
         const c = a.getBoundingClientRect();
-        const xCut = r.l < c.left - 1 || r.r > c.right + 1;
+        const xCut = !row(s) && (r.l < c.left - 1 || r.r > c.right + 1);
         const yCut = (s.overflowY === "hidden" || s.overflowY === "clip") && (r.t < c.top - 1 || r.b > c.bottom + 1);
         if (xCut || yCut) found.push(`${name(el)} is cut by ${a.tagName.toLowerCase()}.${a.className}`);
       }

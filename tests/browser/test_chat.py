@@ -8,6 +8,7 @@ from pathlib import Path
 from playwright.sync_api import expect
 
 from .conftest import DESKTOP, PHONE, Crowd, Player, Table
+from .layout import problems
 from .test_languages import choose_language
 
 # The action bar's buttons whose centre is under something else (a panel, a drawer).
@@ -15,6 +16,12 @@ COVERED = """() => [...document.querySelectorAll("#actions .act")].filter((b) =>
   const r = b.getBoundingClientRect();
   return !b.contains(document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2));
 }).map((b) => b.textContent)"""
+
+
+# The share of the chat drawer's height that shows the lines said.
+LINES_SHARE = """() => document.querySelector("#chat-list").clientHeight /
+  document.querySelector("#chat-panel").clientHeight"""
+BOXES = "(els) => els.map((e) => e.getBoundingClientRect().toJSON())"
 
 
 def test_table_chat_and_quick_phrases(people: list[Player]) -> None:
@@ -38,8 +45,8 @@ def test_table_chat_and_quick_phrases(people: list[Player]) -> None:
 
 def test_unread_badge_and_the_phones_drawer(crowd: Crowd, artifacts: Path) -> None:
     """While the chat is closed its button counts the lines said; on a phone the chat opens
-    as a drawer above the action bar, at a laptop as a side panel ending above it: the bar's
-    buttons stay usable."""
+    as a drawer above the action bar, most of it the lines said, at a laptop as a side panel
+    ending above it: the bar's buttons stay usable."""
     ivan, maria = crowd.add(PHONE, "Иван"), crowd.add(DESKTOP, "Мария")
     table_id = ivan.new_table("Чат " + ivan.name, "classic", 4)
     for p in (ivan, maria):
@@ -60,6 +67,14 @@ def test_unread_badge_and_the_phones_drawer(crowd: Crowd, artifacts: Path) -> No
     buttons = ivan.page.locator("#actions .act")
     expect(buttons.first).to_be_visible()
     assert ivan.page.evaluate(COVERED) == []
+    # The lines said have most of the drawer: the quick phrases are one row scrolled
+    # sideways, not four rows (what is past the screen's edge is scrolled to, and said).
+    assert ivan.page.evaluate(LINES_SHARE) > 0.5
+    rows = {round(b["y"]) for b in ivan.page.eval_on_selector_all(".phrase", BOXES)}
+    assert len(rows) == 1, rows
+    assert problems(ivan.page) == []
+    ivan.page.locator(".phrase", has_text="Пока!").click()
+    expect(ivan.page.locator("#chat-list li").last).to_have_text(f"{ivan.name}: Пока!")
     ivan.click("Готов")
     expect(ivan.page.locator(f'.seat[data-seat="{ivan.name}"] .mark.ready')).to_be_visible()
     maria.page.fill("#chat-input", "Вижу")
