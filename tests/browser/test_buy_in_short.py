@@ -40,7 +40,7 @@ def test_a_friend_without_a_stack_is_told_what_is_missing_not_offered_a_buy_in(
     page = maria.page
     page.goto(f"{crowd.server.url}/table/{table}")  # entering: a seat is asked for
     note = page.locator(".note")
-    expect(note).to_have_text(re.compile(r"^Не хватает денег: ещё .+ ₽ \(нужно .+ ₽\)$"))
+    expect(note).to_have_text(re.compile(r"^Не хватает денег: ещё .+\s₽ \(нужно .+\s₽\)$"))
     expect(page.locator("#buy-in")).to_be_hidden()
     expect(page.locator("#ask-chips")).to_be_visible()
     expect(page.locator(f'.seat[data-seat="{maria.name}"]')).to_have_count(0)
