@@ -18,6 +18,12 @@ COVERED = """() => [...document.querySelectorAll("#actions .act")].filter((b) =>
 }).map((b) => b.textContent)"""
 
 
+# The top bar's shown buttons whose centre is under something else (a panel).
+TOP_COVERED = """() => [...document.querySelectorAll(".topbar .icon-btn")]
+  .filter((b) => b.offsetParent !== null).filter((b) => {
+    const r = b.getBoundingClientRect();
+    return !b.contains(document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2));
+  }).map((b) => b.getAttribute("aria-label"))"""
 # The share of the chat drawer's height that shows the lines said.
 LINES_SHARE = """() => document.querySelector("#chat-list").clientHeight /
   document.querySelector("#chat-panel").clientHeight"""
@@ -93,6 +99,8 @@ def test_unread_badge_and_the_phones_drawer(crowd: Crowd, artifacts: Path) -> No
     expect(maria.page.locator("#chat-panel")).to_be_visible()
     maria.shot(artifacts, "chat-panel-turn")
     assert maria.page.evaluate(COVERED) == []
+    # Nor are the top bar's: her microphone and sound stay in reach with the chat open.
+    assert maria.page.evaluate(TOP_COVERED) == []
 
 
 def test_a_quick_phrase_is_said_in_each_listeners_language(crowd: Crowd) -> None:
