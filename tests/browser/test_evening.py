@@ -152,7 +152,8 @@ def test_a_friend_signs_up_from_the_invite_asks_for_chips_and_is_seated(
     # The host's page shows it at once, with its badge: no reload.
     hp = host.page
     request = hp.locator("#asks-list .ask", has_text=friend.name)
-    pw_expect(request).to_have_text(re.compile(f"{friend.name} просит 500\\s₽ \\(стол «Пятница»\\)"))
+    asked = re.compile(f"{friend.name} просит 500\\s₽ \\(стол «Пятница»\\)")
+    pw_expect(request).to_have_text(asked)
     pw_expect(hp.locator("#asks-count")).to_be_visible()
     _both_sizes(hp, host, artifacts, "evening-admin-request")
     pw_expect(badge).to_be_visible()
