@@ -70,8 +70,9 @@ function draw() {
   document.body.classList.toggle("has-dialog", Boolean(out.dialog));
   // The phone's chat drawer ends above the action bar, which stays usable; a laptop's panels
   // start below the top bar, whose microphone and sound stay in reach (table.css).
-  document.body.style.setProperty("--bar-h", `${regions.actions.offsetHeight}px`);
-  document.body.style.setProperty("--top-h", `${$(".topbar").offsetHeight}px`);
+  const [bar, top] = [regions.actions.offsetHeight, $(".topbar").offsetHeight]; // one layout
+  document.body.style.setProperty("--bar-h", `${bar}px`);
+  document.body.style.setProperty("--top-h", `${top}px`);
   document.body.classList.toggle("my-turn", (state.view?.awaiting || []).includes(state.me));
   $("#table-name").textContent = state.table.name || "";
   const { game, variant } = state.table;

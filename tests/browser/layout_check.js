@@ -57,6 +57,9 @@
     }
     return out;
   };
+  // What a scroller holds beyond its edge is scrolled to, not cut: a list up and down; a row
+  // made to scroll sideways (it snaps sideways: the phone's quick phrases) sideways.
+  const row = (s) => s.scrollSnapType.startsWith("x");
   const ellipsis = (el) => {
     for (let a = el; a && a !== document.body; a = a.parentElement) {
       const s = getComputedStyle(a);
@@ -74,11 +77,8 @@
       found.push(`${name(el)} is cut (scrollWidth ${el.scrollWidth} > ${el.clientWidth}) without an ellipsis`);
     }
     if (dotted) continue;
-    // What a scroller holds beyond its edge is scrolled to, not cut: a list up and down; a
-    // row made to scroll sideways (it snaps sideways: the phone's quick phrases) sideways.
-    const row = (s) => s.scrollSnapType.startsWith("x");
+    const sideways = clippers(el).some(([, s]) => row(s));
     for (const r of it.rects) {
-      const sideways = clippers(el).some(([, s]) => row(s));
       if (!sideways && (r.l < -1 || r.r > vw + 1)) found.push(`${name(el)} runs off the screen sideways`);
       const scrolls = clippers(el).some(([, s]) => s.overflowY === "auto" || s.overflowY === "scroll");
       const pageScrolls = document.documentElement.scrollHeight > vh + 1;
